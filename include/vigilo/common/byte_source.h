@@ -1,0 +1,58 @@
+// ByteSource: a pull stream of bytes (a file, stdin, a string, later an
+// object-store GET body). Streaming readers take one so that they never need
+// the whole input in memory.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "vigilo/common/result.h"
+
+namespace vigilo {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to buf.size() bytes; returns 0 only at end of stream.
+  virtual Result<size_t> Read(std::span<char> buf) = 0;
+};
+
+// Reads from memory the caller keeps alive.
+class StringByteSource final : public ByteSource {
+ public:
+  explicit StringByteSource(std::string_view data) : data_(data) {}
+  Result<size_t> Read(std::span<char> buf) override;
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+// Reads a file descriptor it owns (or borrows, for stdin).
+class FileByteSource final : public ByteSource {
+ public:
+  // NotFound if the file does not exist, IoError otherwise.
+  static Result<std::unique_ptr<FileByteSource>> Open(const std::string& path);
+  static std::unique_ptr<FileByteSource> Stdin();
+  ~FileByteSource() override;
+  FileByteSource(const FileByteSource&) = delete;
+  FileByteSource& operator=(const FileByteSource&) = delete;
+
+  Result<size_t> Read(std::span<char> buf) override;
+
+ private:
+  FileByteSource(int fd, bool owned, std::string name) : fd_(fd), owned_(owned), name_(std::move(name)) {}
+  int fd_;
+  bool owned_;
+  std::string name_;
+};
+
+// Reads a whole file into memory, failing with LimitExceeded past max_bytes.
+Result<std::string> ReadFileToString(const std::string& path, size_t max_bytes);
+// Drains a source into memory, failing with LimitExceeded past max_bytes.
+Result<std::string> ReadAll(ByteSource& source, size_t max_bytes);
+
+}  // namespace vigilo

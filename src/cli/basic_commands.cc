@@ -1,0 +1,106 @@
+// `vigilo version`, `vigilo hash`, `vigilo json canon|check`.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/common/hex.h"
+#include "vigilo/hash/file_digest.h"
+#include "vigilo/json/canonical.h"
+
+#ifndef VIGILO_VERSION
+#define VIGILO_VERSION "unknown"
+#endif
+
+namespace vigilo::cli {
+namespace {
+
+Status WriteStdout(std::string_view bytes) {
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return IoError("cannot write to stdout");
+  return Status::Ok();
+}
+
+// Reads FILE, or stdin for "" or "-", up to max_bytes.
+Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
+  if (path.empty() || path == "-") {
+    auto in = FileByteSource::Stdin();
+    return ReadAll(*in, max_bytes);
+  }
+  return ReadFileToString(path, max_bytes);
+}
+
+}  // namespace
+
+void RegisterVersionCommand(CLI::App& app, Action* action) {
+  auto* cmd = app.add_subcommand("version", "Print the vigilo version");
+  cmd->callback([action] {
+    *action = [] { return WriteStdout(std::string("vigilo ") + VIGILO_VERSION + "\n"); };
+  });
+}
+
+void RegisterHashCommand(CLI::App& app, Action* action) {
+  auto* cmd = app.add_subcommand("hash", "Print BLAKE3-256 or SHA-256 digests of files, like b3sum/sha256sum");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto use_sha256 = std::make_shared<bool>(false);
+  auto use_blake3 = std::make_shared<bool>(false);
+  auto* b3 = cmd->add_flag("--blake3", *use_blake3, "BLAKE3-256 (the default)");
+  cmd->add_flag("--sha256", *use_sha256, "SHA-256")->excludes(b3);
+  cmd->add_option("files", *files, "Files to hash ('-' for stdin)")->required();
+  cmd->callback([=] {
+    *action = [=]() -> Status {
+      bool sha = *use_sha256;
+      for (const std::string& file : *files) {
+        std::string path = file == "-" ? "/dev/stdin" : file;
+        VIGILO_ASSIGN_OR_RETURN(FileDigests d, DigestFile(path, !sha, sha));
+        std::string line = HexEncode(sha ? *d.sha256 : *d.blake3) + "  " + file + "\n";
+        VIGILO_RETURN_IF_ERROR(WriteStdout(line));
+      }
+      return Status::Ok();
+    };
+  });
+}
+
+void RegisterJsonCommands(CLI::App& app, Action* action) {
+  auto* json = app.add_subcommand("json", "Strict and canonical JSON");
+  json->require_subcommand(1);
+  struct Args {
+    std::string file;
+    size_t max_bytes = json::ParseOptions{}.max_bytes;
+    bool lines = false;
+  };
+  auto canon_args = std::make_shared<Args>();
+  auto* canon = json->add_subcommand("canon", "Write the canonical form of a JSON document (no trailing newline)");
+  canon->add_option("file", canon_args->file, "Input file (default: stdin)");
+  canon->add_option("--max-bytes", canon_args->max_bytes, "Refuse inputs larger than this");
+  canon->add_flag("--lines", canon_args->lines,
+                  "JSON Lines: canonicalize each LF-terminated line, each output line ending in LF");
+  canon->callback([=] {
+    *action = [=]() -> Status {
+      VIGILO_ASSIGN_OR_RETURN(std::string input, ReadInput(canon_args->file, canon_args->max_bytes));
+      json::ParseOptions options;
+      options.max_bytes = canon_args->max_bytes;
+      if (!canon_args->lines) {
+        VIGILO_ASSIGN_OR_RETURN(std::string out, json::Canonicalize(input, options));
+        return WriteStdout(out);
+      }
+      VIGILO_ASSIGN_OR_RETURN(std::string out, json::CanonicalizeLines(input, options));
+      return WriteStdout(out);
+    };
+  });
+  auto check_args = std::make_shared<Args>();
+  auto* check = json->add_subcommand("check", "Exit 0 if the input is already canonical, else name the offset");
+  check->add_option("file", check_args->file, "Input file (default: stdin)");
+  check->add_option("--max-bytes", check_args->max_bytes, "Refuse inputs larger than this");
+  check->callback([=] {
+    *action = [=]() -> Status {
+      VIGILO_ASSIGN_OR_RETURN(std::string input, ReadInput(check_args->file, check_args->max_bytes));
+      json::ParseOptions options;
+      options.max_bytes = check_args->max_bytes;
+      return json::CheckCanonical(input, options);
+    };
+  });
+}
+
+}  // namespace vigilo::cli

@@ -1,0 +1,19 @@
+// Each command group registers its subcommands on the CLI11 app. A command's
+// action returns a Status; main() maps it to the exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "vigilo/common/status.h"
+
+namespace vigilo::cli {
+
+// The action chosen by the command line, run after parsing.
+using Action = std::function<Status()>;
+
+void RegisterVersionCommand(CLI::App& app, Action* action);
+void RegisterHashCommand(CLI::App& app, Action* action);
+void RegisterJsonCommands(CLI::App& app, Action* action);
+
+}  // namespace vigilo::cli

@@ -1,0 +1,25 @@
+// vigilo: the command-line front end. Parsing and dispatch only; the work is
+// in the libraries, and every failure arrives here as a Status.
+#include <cstdio>
+
+#include "commands.h"
+#include "exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"vigilo: immutable, content-addressed vector publications and case storage"};
+  app.require_subcommand(1);
+  vigilo::cli::Action action;
+  vigilo::cli::RegisterVersionCommand(app, &action);
+  vigilo::cli::RegisterHashCommand(app, &action);
+  vigilo::cli::RegisterJsonCommands(app, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : vigilo::cli::kExitUsage;
+  }
+  if (!action) return vigilo::cli::kExitUsage;
+  vigilo::Status status = action();
+  if (!status.ok()) return vigilo::cli::ReportError(status);
+  return std::fflush(stdout) == 0 ? 0 : vigilo::cli::ReportError(vigilo::IoError("cannot write to stdout"));
+}
