@@ -85,8 +85,7 @@ void RegisterJsonCommands(CLI::App& app, Action* action) {
         VIGILO_ASSIGN_OR_RETURN(std::string out, json::Canonicalize(input, options));
         return WriteStdout(out);
       }
-      VIGILO_ASSIGN_OR_RETURN(std::string out, json::CanonicalizeLines(input, options));
-      return WriteStdout(out);
+      return json::CanonicalizeLines(input, options, WriteStdout);
     };
   });
   auto check_args = std::make_shared<Args>();

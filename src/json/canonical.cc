@@ -10,7 +10,8 @@ Result<std::string> Canonicalize(std::string_view bytes, const ParseOptions& opt
   return ToCanonical(value);
 }
 
-Result<std::string> CanonicalizeLines(std::string_view bytes, const ParseOptions& options) {
+Status CanonicalizeLines(std::string_view bytes, const ParseOptions& options,
+                         const std::function<Status(std::string_view line)>& emit) {
   std::string out;
   size_t start = 0;
   size_t line_number = 1;
@@ -23,12 +24,14 @@ Result<std::string> CanonicalizeLines(std::string_view bytes, const ParseOptions
       uint64_t at = start + s.offset().value_or(0);
       return std::move(s).WithPath("line " + std::to_string(line_number)).WithOffset(at);
     }
+    out.clear();
     VIGILO_RETURN_IF_ERROR(WriteCanonical(*value, &out));
     out.push_back('\n');
+    VIGILO_RETURN_IF_ERROR(emit(out));
     start = end + 1;
     ++line_number;
   }
-  return out;
+  return Status::Ok();
 }
 
 Status CheckCanonicalBytes(std::string_view bytes, const Value& parsed) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "special_bytes.h"
 #include "vigilo/common/utf8.h"
 
 namespace vigilo::json::lex {
@@ -28,21 +29,6 @@ int HexValue(char c) {
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-
-// Bytes that end a run of plain string content: '"', '\\', controls, and
-// (when UTF-8 is not prevalidated) non-ASCII.
-struct StopTable {
-  bool plain[2][256];
-  constexpr StopTable() : plain{} {
-    for (int v = 0; v < 2; ++v) {
-      for (int c = 0; c < 256; ++c) {
-        bool stop = c < 0x20 || c == '"' || c == '\\' || (v == 0 && c >= 0x80);
-        plain[v][c] = !stop;
-      }
-    }
-  }
-};
-constexpr StopTable kStops;
 
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {
@@ -84,12 +70,11 @@ std::string DescribeByte(char c) {
 }
 
 Scan ScanString(std::string_view buf, size_t pos, bool at_eof, bool utf8_prevalidated, std::string* out) {
-  const bool* plain = kStops.plain[utf8_prevalidated ? 1 : 0];
   const size_t n = buf.size();
   size_t i = pos + 1;
   while (true) {
     size_t run = i;
-    while (i < n && plain[static_cast<unsigned char>(buf[i])]) ++i;
+    i += internal::FindSpecialByte(buf.data() + i, n - i, !utf8_prevalidated);
     out->append(buf.data() + run, i - run);
     if (i >= n) return Truncated(at_eof, "a string", pos);
     auto c = static_cast<unsigned char>(buf[i]);

@@ -108,7 +108,7 @@ class Parser {
   Status ParseObject(size_t pos, size_t depth, Value* out) {
     VIGILO_RETURN_IF_ERROR(CheckDepth(depth, pos));
     std::vector<Object::Member> members;
-    std::vector<size_t> key_offsets;
+    const size_t offsets_base = key_offsets_.size();  // this object's slice of key_offsets_
     size_t p = lex::SkipWhitespace(buf_, pos + 1);
     if (p < buf_.size() && buf_[p] == '}') {
       pos_ = p + 1;
@@ -123,7 +123,7 @@ class Parser {
       }
       std::string key;
       VIGILO_RETURN_IF_ERROR(Finish(lex::ScanString(buf_, p, true, true, &key)));
-      key_offsets.push_back(p);
+      key_offsets_.push_back(p);
       p = lex::SkipWhitespace(buf_, pos_);
       if (p >= buf_.size() || buf_[p] != ':') {
         return ParseError(p >= buf_.size() ? "unexpected end of input, expected ':'"
@@ -144,40 +144,58 @@ class Parser {
       if (p < buf_.size() && buf_[p] == '}') return ParseError("trailing comma in an object").WithOffset(p);
     }
     pos_ = p + 1;
-    VIGILO_RETURN_IF_ERROR(SortAndCheckDuplicates(&members, key_offsets));
+    Status sorted = SortAndCheckDuplicates(&members, key_offsets_.data() + offsets_base);
+    key_offsets_.resize(offsets_base);
+    VIGILO_RETURN_IF_ERROR(sorted);
     *out = Value(Object::FromSortedUnique(std::move(members)));
     return Status::Ok();
   }
 
   // Sorts members by key bytes; a repeated key is an error at the offset of
-  // its second occurrence (the earliest such one in the document).
-  static Status SortAndCheckDuplicates(std::vector<Object::Member>* members, const std::vector<size_t>& offsets) {
+  // its second occurrence (the earliest such one in the document). `offsets`
+  // holds each member's key offset, in input order.
+  static Status SortAndCheckDuplicates(std::vector<Object::Member>* members, size_t* offsets) {
     auto& m = *members;
+    const size_t n = m.size();
     bool sorted = true;
-    for (size_t i = 1; i < m.size() && sorted; ++i) sorted = m[i - 1].first < m[i].first;
+    for (size_t i = 1; i < n && sorted; ++i) sorted = m[i - 1].first < m[i].first;
     if (sorted) return Status::Ok();  // canonical input is already sorted and unique
-    std::vector<size_t> order(m.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m[a].first < m[b].first; });
-    size_t dup_at = SIZE_MAX;
-    std::string dup_key;
-    for (size_t i = 1; i < order.size(); ++i) {
-      if (m[order[i]].first == m[order[i - 1]].first && offsets[order[i]] < dup_at) {
-        dup_at = offsets[order[i]];
-        dup_key = m[order[i]].first;
+    if (n <= 32) {
+      // Stable insertion sort in place, carrying the offsets along: typical
+      // objects are small and this allocates nothing.
+      for (size_t i = 1; i < n; ++i) {
+        for (size_t j = i; j > 0 && m[j].first < m[j - 1].first; --j) {
+          std::swap(m[j], m[j - 1]);
+          std::swap(offsets[j], offsets[j - 1]);
+        }
       }
+    } else {
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m[a].first < m[b].first; });
+      std::vector<Object::Member> out;
+      out.reserve(n);
+      std::vector<size_t> out_offsets(n);
+      for (size_t i = 0; i < n; ++i) {
+        out.push_back(std::move(m[order[i]]));
+        out_offsets[i] = offsets[order[i]];
+      }
+      m = std::move(out);
+      std::copy(out_offsets.begin(), out_offsets.end(), offsets);
     }
-    if (dup_at != SIZE_MAX) return ParseError("duplicate object key \"" + dup_key + "\"").WithOffset(dup_at);
-    std::vector<Object::Member> out;
-    out.reserve(m.size());
-    for (size_t i : order) out.push_back(std::move(m[i]));
-    m = std::move(out);
+    // Equal keys are adjacent, in input order: the second of a pair is the repeat.
+    size_t dup = n;
+    for (size_t i = 1; i < n; ++i) {
+      if (m[i].first == m[i - 1].first && (dup == n || offsets[i] < offsets[dup])) dup = i;
+    }
+    if (dup != n) return ParseError("duplicate object key \"" + m[dup].first + "\"").WithOffset(offsets[dup]);
     return Status::Ok();
   }
 
   std::string_view buf_;
   const ParseOptions& options_;
   size_t pos_ = 0;
+  std::vector<size_t> key_offsets_;  // a stack shared by all open objects
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "vigilo/json/write.h"
 
+#include "special_bytes.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -14,13 +16,13 @@ struct EscapeTable {
   char esc[256];
   constexpr EscapeTable() : esc{} {
     for (int c = 0; c < 0x20; ++c) esc[c] = 'u';
-    esc['\b'] = 'b';
-    esc['\t'] = 't';
-    esc['\n'] = 'n';
-    esc['\f'] = 'f';
-    esc['\r'] = 'r';
-    esc['"'] = '"';
-    esc['\\'] = '\\';
+    esc[static_cast<unsigned char>('\b')] = 'b';
+    esc[static_cast<unsigned char>('\t')] = 't';
+    esc[static_cast<unsigned char>('\n')] = 'n';
+    esc[static_cast<unsigned char>('\f')] = 'f';
+    esc[static_cast<unsigned char>('\r')] = 'r';
+    esc[static_cast<unsigned char>('"')] = '"';
+    esc[static_cast<unsigned char>('\\')] = '\\';
   }
 };
 constexpr EscapeTable kEscapes;
@@ -85,8 +87,9 @@ void WriteString(std::string_view s, std::string* out) {
   out->push_back('"');
   size_t run = 0;
   for (size_t i = 0; i < s.size(); ++i) {
+    i += internal::FindSpecialByte(s.data() + i, s.size() - i, false);
+    if (i == s.size()) break;
     char e = kEscapes.esc[static_cast<unsigned char>(s[i])];
-    if (e == 0) continue;
     out->append(s.data() + run, i - run);
     out->push_back('\\');
     out->push_back(e);

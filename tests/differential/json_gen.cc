@@ -4,7 +4,9 @@
 // form, extreme and oddly written numbers. Keys are unique after unescaping
 // (vigilo rejects duplicates; serde_json would keep the last).
 //
-// usage: json_gen COUNT SEED
+// usage: json_gen COUNT SEED [adversarial|dataset]
+// The `dataset` profile writes evaluation-case-like objects (UUID ids, English
+// prompts, tags, scores) with unsorted keys: the realistic benchmark corpus.
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -205,6 +207,33 @@ class Gen {
     Whitespace(out);
   }
 
+  // One evaluation case as a user would submit it: keys out of order, spaces.
+  void DatasetCase(std::string* out) {
+    static const char* kWords[] = {"the", "model", "should", "answer", "question", "about", "a", "river",
+                                   "which", "flows", "through", "city", "of", "ancient", "stone", "and",
+                                   "explain", "why", "its", "name", "changed", "over", "centuries", "given",
+                                   "context", "below", "summarize", "briefly", "in", "three", "sentences"};
+    auto sentence = [&](size_t words) {
+      std::string text;
+      for (size_t i = 0; i < words; ++i) {
+        if (i) text += ' ';
+        text += kWords[rng_.Below(sizeof kWords / sizeof kWords[0])];
+      }
+      return text;
+    };
+    char id[40];
+    std::snprintf(id, sizeof id, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
+                  rng_.Next() & 0xffffffff, rng_.Next() & 0xffff, rng_.Next() & 0xfff, rng_.Next() & 0xfff,
+                  rng_.Next() & 0xffffffffffff);
+    char score[32];
+    std::snprintf(score, sizeof score, "%.4f", static_cast<double>(rng_.Below(10000)) / 10000.0);
+    *out += "{\"task_type\": \"generation\", \"input\": {\"prompt\": \"" + sentence(10 + rng_.Below(60)) +
+            "\", \"system\": \"" + sentence(8) + "\"}, \"id\": \"" + id + "\", \"expected\": {\"answer\": \"" +
+            sentence(5 + rng_.Below(30)) + "\"}, \"tags\": [\"geo\", \"qa\", \"v" + std::to_string(rng_.Below(9)) +
+            "\"], \"metadata\": {\"score\": " + score + ", \"source_row\": " + std::to_string(rng_.Below(1000000)) +
+            ", \"reviewed\": " + (rng_.Chance(50) ? "true" : "false") + "}}";
+  }
+
   void Array(std::string* out, int depth) {
     out->push_back('[');
     size_t n = rng_.Below(6);
@@ -243,16 +272,21 @@ class Gen {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: json_gen COUNT SEED\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: json_gen COUNT SEED [adversarial|dataset]\n");
     return 2;
   }
+  bool dataset = argc == 4 && std::strcmp(argv[3], "dataset") == 0;
   long count = std::atol(argv[1]);
   Gen gen(std::strtoull(argv[2], nullptr, 10));
   std::string line;
   for (long i = 0; i < count; ++i) {
     line.clear();
-    gen.Value(&line, 0);
+    if (dataset) {
+      gen.DatasetCase(&line);
+    } else {
+      gen.Value(&line, 0);
+    }
     line.push_back('\n');
     std::fwrite(line.data(), 1, line.size(), stdout);
   }

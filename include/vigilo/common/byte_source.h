@@ -42,6 +42,8 @@ class FileByteSource final : public ByteSource {
   FileByteSource& operator=(const FileByteSource&) = delete;
 
   Result<size_t> Read(std::span<char> buf) override;
+  // The file's size if it is a regular file, else 0 (a pipe, a terminal).
+  size_t SizeHint() const;
 
  private:
   FileByteSource(int fd, bool owned, std::string name) : fd_(fd), owned_(owned), name_(std::move(name)) {}
@@ -53,6 +55,7 @@ class FileByteSource final : public ByteSource {
 // Reads a whole file into memory, failing with LimitExceeded past max_bytes.
 Result<std::string> ReadFileToString(const std::string& path, size_t max_bytes);
 // Drains a source into memory, failing with LimitExceeded past max_bytes.
-Result<std::string> ReadAll(ByteSource& source, size_t max_bytes);
+// `size_hint` (the expected size, if known) sizes the first allocation.
+Result<std::string> ReadAll(ByteSource& source, size_t max_bytes, size_t size_hint = 0);
 
 }  // namespace vigilo

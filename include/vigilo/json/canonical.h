@@ -3,6 +3,7 @@
 // the canonical writer produces for the parsed value.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -15,9 +16,11 @@ namespace vigilo::json {
 Result<std::string> Canonicalize(std::string_view bytes, const ParseOptions& options = {});
 
 // JSON Lines: splits on LF (a final LF ends the last line; it does not start
-// an empty one), canonicalizes each line and ends each output line with LF.
+// an empty one), canonicalizes each line and hands each result, ending in LF,
+// to `emit` (which may write it out, so memory stays bounded by one line).
 // An error names the 1-based line and carries the absolute byte offset.
-Result<std::string> CanonicalizeLines(std::string_view bytes, const ParseOptions& options = {});
+Status CanonicalizeLines(std::string_view bytes, const ParseOptions& options,
+                         const std::function<Status(std::string_view line)>& emit);
 
 // OK if `bytes` are exactly the canonical form of the value they encode.
 // Otherwise the parse error, or NotCanonical with the offset of the first
