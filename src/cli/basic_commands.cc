@@ -42,16 +42,20 @@ void RegisterVersionCommand(CLI::App& app, Action* action) {
 
 void RegisterHashCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand("hash", "Print BLAKE3-256 or SHA-256 digests of files, like b3sum/sha256sum");
-  auto files = std::make_shared<std::vector<std::string>>();
-  auto use_sha256 = std::make_shared<bool>(false);
-  auto use_blake3 = std::make_shared<bool>(false);
-  auto* b3 = cmd->add_flag("--blake3", *use_blake3, "BLAKE3-256 (the default)");
-  cmd->add_flag("--sha256", *use_sha256, "SHA-256")->excludes(b3);
-  cmd->add_option("files", *files, "Files to hash ('-' for stdin)")->required();
-  cmd->callback([=] {
-    *action = [=]() -> Status {
-      bool sha = *use_sha256;
-      for (const std::string& file : *files) {
+  // CLI11 keeps references to these until parsing ends; the callback owns them after.
+  struct Args {
+    std::vector<std::string> files;
+    bool blake3 = false;
+    bool sha256 = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* b3 = cmd->add_flag("--blake3", args->blake3, "BLAKE3-256 (the default)");
+  cmd->add_flag("--sha256", args->sha256, "SHA-256")->excludes(b3);
+  cmd->add_option("files", args->files, "Files to hash ('-' for stdin)")->required();
+  cmd->callback([args, action] {
+    *action = [args]() -> Status {
+      bool sha = args->sha256;
+      for (const std::string& file : args->files) {
         std::string path = file == "-" ? "/dev/stdin" : file;
         VIGILO_ASSIGN_OR_RETURN(FileDigests d, DigestFile(path, !sha, sha));
         std::string line = HexEncode(sha ? *d.sha256 : *d.blake3) + "  " + file + "\n";
