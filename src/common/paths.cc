@@ -25,17 +25,10 @@ Status CheckSegments(std::string_view s, std::string_view what) {
   }
 }
 
-// Rejects C0 controls, DEL and C1 controls (U+0080..U+009F, encoded C2 80..C2 9F).
 Status CheckNoControls(std::string_view s, std::string_view what) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<uint8_t>(s[i]);
-    bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<uint8_t>(s[i + 1]) >= 0x80 &&
-              static_cast<uint8_t>(s[i + 1]) <= 0x9f;
-    if (c < 0x20 || c == 0x7f || c1) {
-      return InvalidFormat(std::string(what) + " contains a control character at byte " + std::to_string(i));
-    }
-  }
-  return Status::Ok();
+  size_t at = FindControlCharacter(s);
+  if (at == kUtf8Valid) return Status::Ok();
+  return InvalidFormat(std::string(what) + " contains a control character at byte " + std::to_string(at));
 }
 
 Status CheckForbidden(std::string_view s, std::string_view what, std::string_view chars) {

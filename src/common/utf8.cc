@@ -28,6 +28,16 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return 0;  // continuation byte, 0xc0/0xc1 or 0xf5..0xff
 }
 
+size_t FindControlCharacter(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<uint8_t>(s[i]);
+    bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<uint8_t>(s[i + 1]) >= 0x80 &&
+              static_cast<uint8_t>(s[i + 1]) <= 0x9f;
+    if (c < 0x20 || c == 0x7f || c1) return i;
+  }
+  return kUtf8Valid;
+}
+
 size_t FindInvalidUtf8(std::string_view bytes) {
   if (simdjson::validate_utf8(bytes.data(), bytes.size())) return kUtf8Valid;
   // Slow path only to locate the error.

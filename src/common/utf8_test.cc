@@ -31,3 +31,15 @@ TEST(Utf8Test, ReportsFirstInvalidOffset) {
 
 }  // namespace
 }  // namespace vigilo
+
+namespace vigilo {
+namespace {
+TEST(Utf8Test, FindsControlCharacters) {
+  EXPECT_EQ(FindControlCharacter("abc"), kUtf8Valid);
+  EXPECT_EQ(FindControlCharacter("ab\tc"), 2u);
+  EXPECT_EQ(FindControlCharacter("ab\x7f"), 2u);
+  EXPECT_EQ(FindControlCharacter("a\xc2\x9f"), 1u);       // C1 APC
+  EXPECT_EQ(FindControlCharacter("a\xc2\xa0"), kUtf8Valid);  // NBSP
+}
+}  // namespace
+}  // namespace vigilo

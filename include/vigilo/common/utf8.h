@@ -20,4 +20,9 @@ inline bool IsValidUtf8(std::string_view bytes) { return FindInvalidUtf8(bytes) 
 // sequence there is invalid or truncated.
 size_t Utf8SequenceLength(std::string_view bytes, size_t i);
 
+// Offset of the first control character (C0 U+0000..U+001F, DEL U+007F, or
+// C1 U+0080..U+009F, which UTF-8 encodes as C2 80..C2 9F), or kUtf8Valid if
+// there is none. `bytes` should be valid UTF-8.
+size_t FindControlCharacter(std::string_view bytes);
+
 }  // namespace vigilo

@@ -1,0 +1,66 @@
+// Dataset identities computed in one streaming pass (seed 004,
+// DatasetIdentityBuilder) and the run-chunk case projection hash. The
+// algorithms are specified in docs/format/case-storage-v1.md, "Identities".
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "vigilo/cases/typed_case.h"
+#include "vigilo/common/result.h"
+#include "vigilo/common/uuid.h"
+#include "vigilo/hash/blake3.h"
+#include "vigilo/json/value.h"
+
+namespace vigilo::cases {
+
+inline constexpr size_t kMaxDatasetIdBytes = 128;
+
+// 1-128 of [A-Za-z0-9._-], not starting with '.'.
+Status ValidateDatasetId(std::string_view id);
+
+struct DatasetIdentity {
+  std::string dataset_hash;  // 64 lowercase hex: BLAKE3 of the submitted canonical dataset JSON
+  Uuid dataset_version_id;   // UUIDv8 of the normalized ordered membership
+  uint64_t case_count = 0;
+};
+
+// Starts from the submitted top-level fields (everything but `cases`) and
+// takes the cases one at a time in submitted order; retains no case.
+class DatasetIdentityBuilder {
+ public:
+  // `fields` must satisfy the dataset document rules (dataset_id, optional
+  // dataset_version); `cases_present` says whether the `cases` key was supplied.
+  static Result<DatasetIdentityBuilder> Start(const json::Object& fields, bool cases_present);
+
+  // Validates the next case and folds it into all three identities; returns its normalized hash.
+  Result<CaseHash> AddCase(const json::Value& source);
+
+  Result<DatasetIdentity> Finish();
+
+ private:
+  DatasetIdentityBuilder(const json::Object& fields, bool cases_present);
+
+  std::string suffix_;  // canonical bytes after the cases array
+  bool cases_present_;
+  bool finished_ = false;
+  uint64_t count_ = 0;
+  Blake3Hasher dataset_hasher_;
+  Blake3Hasher membership_hasher_;
+};
+
+// Hashes the cases assigned to one run chunk, in ordinal order
+// (update_projection_hash: i32le ordinal, 16-byte id, 32-byte case hash).
+class ProjectionHasher {
+ public:
+  ProjectionHasher();
+  void Update(int32_t case_ordinal, const Uuid& id, const CaseHash& case_hash);
+  std::array<uint8_t, 32> Finish() const;  // appends u32le(count)
+
+ private:
+  Blake3Hasher hasher_;
+  uint32_t count_ = 0;
+};
+
+}  // namespace vigilo::cases

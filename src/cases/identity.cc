@@ -1,0 +1,119 @@
+#include "vigilo/cases/identity.h"
+
+#include "vigilo/common/hex.h"
+#include "vigilo/json/write.h"
+
+namespace vigilo::cases {
+namespace {
+
+constexpr std::string_view kMembershipContext = "vigilo 2026-12-02 dataset version v1";
+constexpr std::string_view kProjectionContext = "vigilo 2026-12-02 case projection v1";
+
+void PutLe(Blake3Hasher& h, uint64_t v, size_t bytes) {
+  uint8_t buf[8];
+  for (size_t i = 0; i < bytes; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * i));
+  h.Update(std::span<const uint8_t>(buf, bytes));
+}
+
+// Writes `"key":value` members of `fields` whose keys compare below/above "cases".
+void WriteMembers(const json::Object& fields, bool below, bool* first, std::string* out) {
+  for (const auto& [key, value] : fields) {
+    if ((key < "cases") != below) continue;
+    if (!*first) out->push_back(',');
+    *first = false;
+    json::WriteString(key, out);
+    out->push_back(':');
+    (void)json::WriteCanonical(value, out);  // parsed values are always writable
+  }
+}
+
+}  // namespace
+
+Status ValidateDatasetId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxDatasetIdBytes) {
+    return InvalidFormat("dataset_id must be 1-128 characters, got " + std::to_string(id.size()));
+  }
+  if (id[0] == '.') return InvalidFormat("dataset_id must not start with '.'");
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.';
+    if (!ok) return InvalidFormat("dataset_id may contain only ASCII letters, digits, '.', '_' and '-'");
+  }
+  return Status::Ok();
+}
+
+DatasetIdentityBuilder::DatasetIdentityBuilder(const json::Object& fields, bool cases_present)
+    : cases_present_(cases_present), membership_hasher_(Blake3Hasher::DeriveKey(kMembershipContext)) {
+  std::string prefix = "{";
+  bool first = true;
+  WriteMembers(fields, true, &first, &prefix);
+  if (cases_present) {
+    if (!first) prefix.push_back(',');
+    first = false;
+    prefix += "\"cases\":[";
+    suffix_ = "]";
+  }
+  WriteMembers(fields, false, &first, &suffix_);
+  suffix_.push_back('}');
+  dataset_hasher_.Update(prefix);
+  const std::string& id = fields.Find("dataset_id")->as_string();
+  PutLe(membership_hasher_, id.size(), 4);
+  membership_hasher_.Update(id);
+}
+
+Result<DatasetIdentityBuilder> DatasetIdentityBuilder::Start(const json::Object& fields, bool cases_present) {
+  if (fields.Contains("cases")) return InvalidArgument("source fields must not contain \"cases\"");
+  const json::Value* id = fields.Find("dataset_id");
+  if (id == nullptr) return InvalidFormat("missing required field").WithPath("$.dataset_id");
+  if (!id->is_string()) return InvalidFormat("dataset_id must be a string").WithPath("$.dataset_id");
+  if (Status s = ValidateDatasetId(id->as_string()); !s.ok()) return s.WithPath("$.dataset_id");
+  if (const json::Value* version = fields.Find("dataset_version"); version && !version->is_string() &&
+                                                                   !version->is_null()) {
+    return InvalidFormat("dataset_version must be a string or null").WithPath("$.dataset_version");
+  }
+  return DatasetIdentityBuilder(fields, cases_present);
+}
+
+Result<CaseHash> DatasetIdentityBuilder::AddCase(const json::Value& source) {
+  if (finished_) return InvalidArgument("AddCase after Finish");
+  if (!cases_present_) return InvalidArgument("the dataset has no \"cases\" field, so it cannot have cases");
+  std::string path = "$.cases[" + std::to_string(count_) + "]";
+  VIGILO_ASSIGN_OR_RETURN(TypedCase typed, ValidateCase(source, path));
+  CaseHash hash = NormalizedCaseHash(typed);
+  std::string bytes = count_ == 0 ? "" : ",";
+  VIGILO_RETURN_IF_ERROR(json::WriteCanonical(source, &bytes));
+  dataset_hasher_.Update(bytes);
+  membership_hasher_.Update(std::span<const uint8_t>(typed.id.bytes()));
+  membership_hasher_.Update(std::span<const uint8_t>(hash));
+  ++count_;
+  return hash;
+}
+
+Result<DatasetIdentity> DatasetIdentityBuilder::Finish() {
+  if (finished_) return InvalidArgument("Finish called twice");
+  finished_ = true;
+  dataset_hasher_.Update(suffix_);
+  PutLe(membership_hasher_, count_, 8);
+  DatasetIdentity identity;
+  identity.dataset_hash = HexEncode(dataset_hasher_.Finalize());
+  identity.dataset_version_id = Uuid::V8FromHash(membership_hasher_.Finalize());
+  identity.case_count = count_;
+  return identity;
+}
+
+ProjectionHasher::ProjectionHasher() : hasher_(Blake3Hasher::DeriveKey(kProjectionContext)) {}
+
+void ProjectionHasher::Update(int32_t case_ordinal, const Uuid& id, const CaseHash& case_hash) {
+  PutLe(hasher_, static_cast<uint32_t>(case_ordinal), 4);
+  hasher_.Update(std::span<const uint8_t>(id.bytes()));
+  hasher_.Update(std::span<const uint8_t>(case_hash));
+  ++count_;
+}
+
+std::array<uint8_t, 32> ProjectionHasher::Finish() const {
+  Blake3Hasher h = hasher_;
+  PutLe(h, count_, 4);
+  return h.Finalize();
+}
+
+}  // namespace vigilo::cases
