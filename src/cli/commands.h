@@ -15,5 +15,6 @@ using Action = std::function<Status()>;
 void RegisterVersionCommand(CLI::App& app, Action* action);
 void RegisterHashCommand(CLI::App& app, Action* action);
 void RegisterJsonCommands(CLI::App& app, Action* action);
+void RegisterDatasetCommands(CLI::App& app, Action* action);
 
 }  // namespace vigilo::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterVersionCommand(app, &action);
   vigilo::cli::RegisterHashCommand(app, &action);
   vigilo::cli::RegisterJsonCommands(app, &action);
+  vigilo::cli::RegisterDatasetCommands(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

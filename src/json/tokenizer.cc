@@ -224,10 +224,37 @@ Result<bool> Tokenizer::HasNextElement() {
   return true;
 }
 
-Result<Value> Tokenizer::ReadValue(size_t max_value_bytes) {
-  if (expect_ != Expect::kValue) {
-    return Fail(InvalidArgument("ReadValue called where no value starts").WithOffset(offset()));
+Status Tokenizer::ExpectValueNext(std::string_view caller) {
+  if (!failed_.ok()) return failed_;
+  if (expect_ == Expect::kColon) {  // right after a key: the ':' is still unread
+    auto c = PeekNonWhitespace();
+    if (!c.ok()) return Fail(c.status());
+    if (*c != ':') {
+      return Fail(ParseError("expected ':' after an object key, found " + lex::DescribeByte(*c)).WithOffset(offset()));
+    }
+    ++pos_;
+    expect_ = Expect::kValue;
   }
+  if (expect_ != Expect::kValue) {
+    return Fail(InvalidArgument(std::string(caller) + " called where no value starts").WithOffset(offset()));
+  }
+  return Status::Ok();
+}
+
+Status Tokenizer::SkipValue() {
+  VIGILO_RETURN_IF_ERROR(ExpectValueNext("SkipValue"));
+  size_t depth = 0;
+  do {
+    VIGILO_ASSIGN_OR_RETURN(Token t, Next());
+    if (t.type == TokenType::kBeginObject || t.type == TokenType::kBeginArray) ++depth;
+    if (t.type == TokenType::kEndObject || t.type == TokenType::kEndArray) --depth;
+    if (t.type == TokenType::kEnd) return Fail(Internal("document ended inside a value"));
+  } while (depth > 0);
+  return Status::Ok();
+}
+
+Result<Value> Tokenizer::ReadValue(size_t max_value_bytes) {
+  VIGILO_RETURN_IF_ERROR(ExpectValueNext("ReadValue"));
   // Build the DOM from tokens, so the checks are exactly those of Next().
   // Members are collected and sorted once when their object closes.
   struct Open {

@@ -122,6 +122,30 @@ TEST(TokenizerTest, HasNextElementRejectsBadSeparators) {
   EXPECT_EQ(tok.Next()->type, TokenType::kEnd);
 }
 
+TEST(TokenizerTest, SkipValueSkipsWholeSubtrees) {
+  ChunkedSource source(kDoc, 3);
+  TokenizerOptions options;
+  options.window_bytes = 64;
+  Tokenizer tok(source, options);
+  ASSERT_EQ(tok.Next()->type, TokenType::kBeginObject);
+  ASSERT_EQ(tok.Next()->text, "cases");
+  ASSERT_TRUE(tok.SkipValue().ok());
+  auto key = tok.Next();
+  ASSERT_EQ(key->type, TokenType::kKey);
+  EXPECT_EQ(key->text, "dataset_id");
+  EXPECT_EQ(tok.ReadValue(100)->as_string(), "d");
+  EXPECT_EQ(tok.Next()->text, "x");
+  EXPECT_TRUE(tok.SkipValue().ok());
+  EXPECT_EQ(tok.Next()->text, "y");
+  EXPECT_TRUE(tok.SkipValue().ok());
+  EXPECT_EQ(tok.Next()->type, TokenType::kEndObject);
+  EXPECT_EQ(tok.Next()->type, TokenType::kEnd);
+  // Skipping still applies every rule.
+  StringByteSource bad("[{\"a\":1,\"a\":2}]");
+  Tokenizer bad_tok(bad);
+  EXPECT_EQ(bad_tok.SkipValue().code(), StatusCode::kParseError);
+}
+
 TEST(TokenizerTest, ReadValueEnforcesItsLimit) {
   std::string doc = "[" + std::string("\"") + std::string(100, 'x') + "\"]";
   StringByteSource source(doc);

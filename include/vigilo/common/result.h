@@ -45,7 +45,7 @@ class [[nodiscard]] Result {
 
 // VIGILO_ASSIGN_OR_RETURN(auto v, Compute()); returns the error Status if any.
 #define VIGILO_ASSIGN_OR_RETURN(decl, expr) \
-  VIGILO_ASSIGN_OR_RETURN_IMPL_(VIGILO_CONCAT_(vigilo_result_, __LINE__), decl, expr)
+  VIGILO_ASSIGN_OR_RETURN_IMPL_(VIGILO_CONCAT_(vigilo_result_, __COUNTER__), decl, expr)
 #define VIGILO_ASSIGN_OR_RETURN_IMPL_(tmp, decl, expr) \
   auto tmp = (expr);                                   \
   if (!tmp.ok()) return std::move(tmp).take_status();  \

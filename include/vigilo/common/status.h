@@ -100,9 +100,14 @@ Status Internal(std::string message);
 
 }  // namespace vigilo
 
-// Propagate a non-OK Status from an expression returning Status.
-#define VIGILO_RETURN_IF_ERROR(expr)          \
-  do {                                        \
-    ::vigilo::Status vigilo_status_ = (expr); \
-    if (!vigilo_status_.ok()) return vigilo_status_; \
+// Propagate a non-OK Status from an expression returning Status. The local's
+// name is unique per expansion so that nested uses (a lambda inside the
+// argument) do not shadow each other.
+#define VIGILO_STATUS_CONCAT_INNER_(a, b) a##b
+#define VIGILO_STATUS_CONCAT_(a, b) VIGILO_STATUS_CONCAT_INNER_(a, b)
+#define VIGILO_RETURN_IF_ERROR(expr) VIGILO_RETURN_IF_ERROR_IMPL_(VIGILO_STATUS_CONCAT_(vigilo_status_, __COUNTER__), expr)
+#define VIGILO_RETURN_IF_ERROR_IMPL_(tmp, expr) \
+  do {                                          \
+    ::vigilo::Status tmp = (expr);              \
+    if (!tmp.ok()) return tmp;                  \
   } while (0)

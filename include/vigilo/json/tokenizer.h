@@ -67,6 +67,10 @@ class Tokenizer {
   // LimitExceeded if it spans more than max_value_bytes of input.
   Result<Value> ReadValue(size_t max_value_bytes);
 
+  // Consumes the next complete value (same position rules as ReadValue)
+  // without building it; memory stays bounded by the window.
+  Status SkipValue();
+
   // Absolute offset of the next unread byte.
   uint64_t offset() const { return base_offset_ + pos_; }
 
@@ -82,6 +86,7 @@ class Tokenizer {
   Result<Token> ScanValueToken(char c);
   Result<Token> AfterValue(Token token);
   Status Fail(Status status);
+  Status ExpectValueNext(std::string_view caller);  // consumes a pending ':'; errors if no value starts
 
   ByteSource& source_;
   TokenizerOptions options_;

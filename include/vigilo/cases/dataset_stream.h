@@ -1,0 +1,32 @@
+// Reading a submitted dataset document (one JSON object, possibly many GiB)
+// without holding it: two bounded passes over a replayable source. Pass one
+// collects the top-level fields (skipping the cases); pass two streams the
+// cases one at a time. Two passes because fields that sort before "cases" may
+// follow the cases array in the input, and the dataset hash needs them first.
+#pragma once
+
+#include <functional>
+
+#include "vigilo/cases/dataset.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/json/tokenizer.h"
+
+namespace vigilo::cases {
+
+struct DatasetStreamLimits {
+  size_t max_case_bytes = 8u << 20;    // one encoded case (the batch budget bounds it anyway)
+  size_t max_field_bytes = 8u << 20;   // one top-level field; source fields are capped at 8 MiB
+  json::TokenizerOptions tokenizer;    // 256 KiB window by default
+};
+
+// Pass one: the source fields.
+Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const DatasetStreamLimits& limits = {});
+
+// Pass two: calls `on_case` with each case in submitted order.
+Status ForEachDatasetCase(ByteSource& source, const DatasetStreamLimits& limits,
+                          const std::function<Status(const json::Value& source_case)>& on_case);
+
+// Both passes over a file: the identities of the dataset it holds.
+Result<DatasetIdentity> ComputeDatasetIdentity(const std::string& path, const DatasetStreamLimits& limits = {});
+
+}  // namespace vigilo::cases

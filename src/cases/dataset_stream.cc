@@ -1,0 +1,89 @@
+#include "vigilo/cases/dataset_stream.h"
+
+namespace vigilo::cases {
+namespace {
+
+using json::TokenType;
+
+// Walks the top-level object, handing each member name to `on_member`, which
+// must consume that member's value.
+Status WalkTopLevel(json::Tokenizer& tok, const std::function<Status(const std::string& key)>& on_member) {
+  VIGILO_ASSIGN_OR_RETURN(json::Token first, tok.Next());
+  if (first.type != TokenType::kBeginObject) {
+    return InvalidFormat("a dataset document must be a JSON object").WithPath("$").WithOffset(first.offset);
+  }
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(json::Token t, tok.Next());
+    if (t.type == TokenType::kEndObject) break;
+    VIGILO_RETURN_IF_ERROR(on_member(std::string(t.text)));
+  }
+  VIGILO_ASSIGN_OR_RETURN(json::Token end, tok.Next());
+  if (end.type != TokenType::kEnd) return Internal("expected the end of the document");
+  return Status::Ok();
+}
+
+// Positions the tokenizer inside the `cases` array, or fails if it is not an array.
+Status EnterCases(json::Tokenizer& tok) {
+  VIGILO_ASSIGN_OR_RETURN(json::Token t, tok.Next());
+  if (t.type != TokenType::kBeginArray) return InvalidFormat("cases must be an array").WithPath("$.cases").WithOffset(t.offset);
+  return Status::Ok();
+}
+
+Status LeaveCases(json::Tokenizer& tok) {
+  VIGILO_ASSIGN_OR_RETURN(json::Token t, tok.Next());
+  if (t.type != TokenType::kEndArray) return Internal("expected the end of the cases array");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const DatasetStreamLimits& limits) {
+  json::Tokenizer tok(source, limits.tokenizer);
+  DatasetSourceFields sf;
+  VIGILO_RETURN_IF_ERROR(WalkTopLevel(tok, [&](const std::string& key) -> Status {
+    if (key != "cases") {
+      VIGILO_ASSIGN_OR_RETURN(json::Value value, tok.ReadValue(limits.max_field_bytes));
+      sf.fields.Set(key, std::move(value));  // the tokenizer already rejected duplicates
+      return Status::Ok();
+    }
+    sf.cases_present = true;
+    VIGILO_RETURN_IF_ERROR(EnterCases(tok));
+    while (true) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, tok.HasNextElement());
+      if (!more) break;
+      VIGILO_RETURN_IF_ERROR(tok.SkipValue());
+    }
+    return LeaveCases(tok);
+  }));
+  VIGILO_RETURN_IF_ERROR(sf.Validate());
+  return sf;
+}
+
+Status ForEachDatasetCase(ByteSource& source, const DatasetStreamLimits& limits,
+                          const std::function<Status(const json::Value& source_case)>& on_case) {
+  json::Tokenizer tok(source, limits.tokenizer);
+  return WalkTopLevel(tok, [&](const std::string& key) -> Status {
+    if (key != "cases") return tok.SkipValue();
+    VIGILO_RETURN_IF_ERROR(EnterCases(tok));
+    while (true) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, tok.HasNextElement());
+      if (!more) break;
+      VIGILO_ASSIGN_OR_RETURN(json::Value c, tok.ReadValue(limits.max_case_bytes));
+      VIGILO_RETURN_IF_ERROR(on_case(c));
+    }
+    return LeaveCases(tok);
+  });
+}
+
+Result<DatasetIdentity> ComputeDatasetIdentity(const std::string& path, const DatasetStreamLimits& limits) {
+  VIGILO_ASSIGN_OR_RETURN(auto first, FileByteSource::Open(path));
+  VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf, ReadDatasetSourceFields(*first, limits));
+  VIGILO_ASSIGN_OR_RETURN(DatasetIdentityBuilder builder, DatasetIdentityBuilder::Start(sf.fields, sf.cases_present));
+  VIGILO_ASSIGN_OR_RETURN(auto second, FileByteSource::Open(path));
+  VIGILO_RETURN_IF_ERROR(ForEachDatasetCase(*second, limits, [&](const json::Value& c) {
+    return builder.AddCase(c).status();
+  }));
+  return builder.Finish();
+}
+
+}  // namespace vigilo::cases

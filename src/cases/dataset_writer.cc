@@ -1,0 +1,82 @@
+#include "vigilo/cases/dataset_writer.h"
+
+#include <cstdio>
+
+#include "vigilo/json/write.h"
+
+namespace vigilo::cases {
+namespace {
+std::string Padded(int32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%010d", v);
+  return buf;
+}
+}  // namespace
+
+std::string DatasetAttemptPrefix(const std::string& dataset_id, const Uuid& attempt_id, uint32_t generation) {
+  return "datasets/" + dataset_id + "/attempts/" + attempt_id.ToString() + "/g" + std::to_string(generation) + "/";
+}
+
+DatasetWriter::DatasetWriter(DatasetSourceFields sf, DatasetIdentityBuilder identity, BatchLimits batch_limits,
+                             IndexLimits index_limits, std::string key_prefix, ObjectSink sink)
+    : source_fields_(std::move(sf)), identity_(std::move(identity)), batch_limits_(batch_limits),
+      key_prefix_(std::move(key_prefix)), sink_(std::move(sink)),
+      batch_(source_fields_.dataset_id(), 0, batch_limits),
+      index_(IndexKind::kDatasetBatches, key_prefix_ + "index/", index_limits, sink_) {}
+
+Result<DatasetWriter> DatasetWriter::Start(DatasetSourceFields source_fields, BatchLimits batch_limits,
+                                           IndexLimits index_limits, std::string key_prefix, ObjectSink sink) {
+  VIGILO_RETURN_IF_ERROR(source_fields.Validate());
+  VIGILO_RETURN_IF_ERROR(ValidateBatchLimits(batch_limits));
+  VIGILO_ASSIGN_OR_RETURN(DatasetIdentityBuilder identity,
+                          DatasetIdentityBuilder::Start(source_fields.fields, source_fields.cases_present));
+  return DatasetWriter(std::move(source_fields), std::move(identity), batch_limits, index_limits,
+                       std::move(key_prefix), std::move(sink));
+}
+
+Status DatasetWriter::FlushBatch() {
+  VIGILO_ASSIGN_OR_RETURN(std::string bytes, batch_.Finish());
+  int32_t start = batch_.next_ordinal() - static_cast<int32_t>(batch_.record_count());
+  int32_t end = batch_.next_ordinal();
+  std::string key = key_prefix_ + "batches/" + Padded(start) + "-" + Padded(end) + ".jsonl";
+  VIGILO_ASSIGN_OR_RETURN(ObjectRef ref, sink_(key, StorageFormat::kCaseBatch, std::move(bytes)));
+  VIGILO_RETURN_IF_ERROR(index_.Add(IndexEntry{start, end, std::move(ref)}));
+  batch_ = CaseBatchBuilder(source_fields_.dataset_id(), end, batch_limits_);
+  return Status::Ok();
+}
+
+Status DatasetWriter::AddCase(const json::Value& source_case) {
+  VIGILO_ASSIGN_OR_RETURN(CaseHash hash, identity_.AddCase(source_case));
+  VIGILO_ASSIGN_OR_RETURN(bool added, batch_.Add(source_case, hash));
+  if (added) return Status::Ok();
+  VIGILO_RETURN_IF_ERROR(FlushBatch());
+  VIGILO_ASSIGN_OR_RETURN(bool retried, batch_.Add(source_case, hash));
+  if (!retried) return Internal("a case that fit an empty batch was refused");
+  return Status::Ok();
+}
+
+Result<WrittenDataset> DatasetWriter::Finish() {
+  VIGILO_ASSIGN_OR_RETURN(DatasetIdentity identity, identity_.Finish());
+  if (identity.case_count == 0) return InvalidFormat("a published dataset needs at least one case").WithPath("$.cases");
+  VIGILO_RETURN_IF_ERROR(FlushBatch());
+  VIGILO_ASSIGN_OR_RETURN(IndexRootDescriptor root, index_.Finish());
+  VIGILO_ASSIGN_OR_RETURN(std::string sf_bytes, source_fields_.Encode());
+  VIGILO_ASSIGN_OR_RETURN(ObjectRef sf_ref,
+                          sink_(key_prefix_ + "source-fields.json", StorageFormat::kDatasetSourceFields, sf_bytes));
+  WrittenDataset out;
+  DatasetManifest& m = out.manifest;
+  m.dataset_id = source_fields_.dataset_id();
+  m.dataset_version = source_fields_.dataset_version();
+  m.dataset_version_id = identity.dataset_version_id;
+  m.dataset_hash = identity.dataset_hash;
+  m.case_count = static_cast<int32_t>(identity.case_count);
+  m.batch_limits = batch_limits_;
+  m.source_fields = sf_ref;
+  m.batches = root;
+  VIGILO_ASSIGN_OR_RETURN(std::string manifest_bytes, m.Encode());
+  VIGILO_ASSIGN_OR_RETURN(out.manifest_ref,
+                          sink_(key_prefix_ + "manifest.json", StorageFormat::kDatasetManifest, manifest_bytes));
+  return out;
+}
+
+}  // namespace vigilo::cases
