@@ -145,7 +145,7 @@ Result<TypedCase> ValidateCase(const json::Value& source, const std::string& pat
   return typed;
 }
 
-CaseHash NormalizedCaseHash(const TypedCase& typed) {
+std::string NormalizedCaseJson(const TypedCase& typed) {
   std::vector<std::string> tags = typed.tags;
   std::sort(tags.begin(), tags.end());
   json::Array tag_values(tags.begin(), tags.end());
@@ -157,8 +157,12 @@ CaseHash NormalizedCaseHash(const TypedCase& typed) {
   std::string bytes;
   // Cannot fail: every number came from the parser, so it is finite.
   (void)json::WriteCanonical(json::Value(std::move(normalized)), &bytes);
+  return bytes;
+}
+
+CaseHash NormalizedCaseHash(const TypedCase& typed) {
   Blake3Hasher hasher = Blake3Hasher::DeriveKey(kCaseHashContext);
-  hasher.Update(bytes);
+  hasher.Update(NormalizedCaseJson(typed));
   return hasher.Finalize();
 }
 

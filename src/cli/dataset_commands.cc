@@ -1,11 +1,14 @@
-// `vigilo dataset identity FILE` and `vigilo dataset pack FILE --out DIR`.
+// `vigilo dataset identity FILE`, `vigilo dataset pack FILE --out DIR` and
+// `vigilo dataset verify ROOT_REF --store DIR`.
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "commands.h"
+#include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/local_dir.h"
 
@@ -51,6 +54,38 @@ Status Pack(const PackArgs& args) {
   return PrintJsonLine(written.manifest_ref.ToJson());
 }
 
+// Reads the dataset a root reference names from a local directory store and
+// verifies all of it (cases::ReadDataset); prints what it found.
+Status Verify(const std::string& root_ref_file, const std::string& store_dir) {
+  VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(root_ref_file));
+  std::string text;
+  char buf[4096];
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(size_t n, source->Read(std::span<char>(buf, sizeof buf)));
+    if (n == 0) break;
+    if (text.size() + n > 64 * 1024) return LimitExceeded("root reference file exceeds 64 KiB");
+    text.append(buf, n);
+  }
+  if (!text.empty() && text.back() == '\n') text.pop_back();  // as `dataset pack` prints it
+  VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(text));
+  VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef root, cases::ObjectRef::FromJson(parsed, "$"));
+  cases::ObjectBytesFetch fetch = [&](const cases::ObjectRef& ref, uint64_t max_bytes) {
+    return store::ReadObject(store_dir, ref.key, max_bytes);
+  };
+  VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary summary,
+                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), fetch));
+  json::Object o;
+  o.Set("batch_count", json::Value::Uint(summary.batch_count));
+  o.Set("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
+  o.Set("dataset_hash", json::Value(summary.manifest.dataset_hash));
+  o.Set("dataset_id", json::Value(summary.manifest.dataset_id));
+  o.Set("dataset_version_id", json::Value(summary.manifest.dataset_version_id.ToString()));
+  o.Set("index_page_count", json::Value::Uint(summary.index_page_count));
+  o.Set("object_bytes", json::Value::Uint(summary.object_bytes));
+  o.Set("verified", json::Value(true));
+  return PrintJsonLine(json::Value(std::move(o)));
+}
+
 }  // namespace
 
 void RegisterDatasetCommands(CLI::App& app, Action* action) {
@@ -83,6 +118,17 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   pack->add_option("--max-cases", args->max_cases, "Cases per batch (default 100)");
   pack->add_option("--max-bytes", args->max_bytes, "Encoded bytes per batch (default 8 MiB)");
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
+
+  auto root_file = std::make_shared<std::string>();
+  auto store_dir = std::make_shared<std::string>();
+  auto* verify = dataset->add_subcommand(
+      "verify", "Read a packed dataset from its root reference and verify every object, record and identity");
+  verify->add_option("root", *root_file, "File holding the manifest's object reference (as `pack` prints it)")
+      ->required();
+  verify->add_option("--store", *store_dir, "Directory the objects were packed into")->required();
+  verify->callback([root_file, store_dir, action] {
+    *action = [root_file, store_dir] { return Verify(*root_file, *store_dir); };
+  });
 }
 
 }  // namespace vigilo::cli

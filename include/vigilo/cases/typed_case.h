@@ -41,4 +41,7 @@ Result<TypedCase> ValidateCase(const json::Value& source, const std::string& pat
 // JSON of {"expected","input","tags" (sorted),"task_type"}: no id, no metadata.
 CaseHash NormalizedCaseHash(const TypedCase& typed);
 
+// The canonical bytes NormalizedCaseHash hashes (its preimage), for fixtures and debugging.
+std::string NormalizedCaseJson(const TypedCase& typed);
+
 }  // namespace vigilo::cases

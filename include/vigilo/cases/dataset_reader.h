@@ -1,0 +1,42 @@
+// Reading a published dataset back from its root reference: every object is
+// fetched within its budget, verified (size, then BLAKE3) and strictly
+// decoded; every index page is checked against its parent, every batch
+// against its index entry and the recorded batch policy, every record
+// against its case hash; and the identities are recomputed from the stored
+// objects and must equal the manifest's. Memory: one batch and one page per
+// index level at a time.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "vigilo/cases/budget.h"
+#include "vigilo/cases/case_batch.h"
+#include "vigilo/cases/dataset.h"
+#include "vigilo/cases/object_ref.h"
+
+namespace vigilo::cases {
+
+// Fetches the bytes a reference names, refusing more than max_bytes (an
+// object-store GET in production, a map or a directory in tests). The reader
+// verifies what comes back; the fetch need not.
+using ObjectBytesFetch = std::function<Result<std::string>(const ObjectRef& ref, uint64_t max_bytes)>;
+
+struct ReadDatasetSummary {
+  DatasetManifest manifest;
+  DatasetSourceFields source_fields;
+  uint64_t batch_count = 0;
+  uint64_t index_page_count = 0;
+  uint64_t object_bytes = 0;  // every verified object, manifest included
+};
+
+// Errors: whatever fetch, Verify or a decoder reports (IntegrityError for
+// wrong bytes, InvalidFormat for a broken structure), LimitExceeded when the
+// recorded batch policy does not fit `budget` (AdmitBatchPolicy) or an object
+// exceeds its cap, and IntegrityError when a recomputed identity differs from
+// the manifest. `on_case`, if set, sees each record in ordinal order.
+Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const BudgetConfig& budget,
+                                       const ObjectBytesFetch& fetch,
+                                       const std::function<Status(const CaseRecord&)>& on_case = {});
+
+}  // namespace vigilo::cases
