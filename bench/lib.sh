@@ -10,9 +10,12 @@ bench_best_seconds() {
   local runs=$1
   shift
   if command -v hyperfine >/dev/null && command -v jq >/dev/null; then
-    local json
+    local json cmd
     json=$(mktemp)
-    hyperfine --shell=none --warmup 1 --runs "$runs" --style none --export-json "$json" "$*" >/dev/null
+    # Quoted for bash, so arguments with spaces or quotes survive (hyperfine
+    # subtracts the shell's own start-up time).
+    cmd=$(printf '%q ' "$@")
+    hyperfine --shell=bash --warmup 1 --runs "$runs" --style none --export-json "$json" "$cmd" >/dev/null
     jq -r '.results[0].min' "$json"
     rm -f "$json"
     return

@@ -22,14 +22,6 @@ Status WriteStdout(std::string_view bytes) {
   return Status::Ok();
 }
 
-// Reads FILE, or stdin for "" or "-", up to max_bytes.
-Result<std::string> ReadInput(const std::string& path, size_t max_bytes) {
-  if (path.empty() || path == "-") {
-    auto in = FileByteSource::Stdin();
-    return ReadAll(*in, max_bytes);
-  }
-  return ReadFileToString(path, max_bytes);
-}
 
 }  // namespace
 
@@ -82,7 +74,8 @@ void RegisterJsonCommands(CLI::App& app, Action* action) {
                   "JSON Lines: canonicalize each LF-terminated line, each output line ending in LF");
   canon->callback([=] {
     *action = [=]() -> Status {
-      VIGILO_ASSIGN_OR_RETURN(std::string input, ReadInput(canon_args->file, canon_args->max_bytes));
+      VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(canon_args->file, canon_args->max_bytes));
+      std::string_view input = file.bytes();
       json::ParseOptions options;
       options.max_bytes = canon_args->max_bytes;
       if (!canon_args->lines) {
@@ -98,7 +91,8 @@ void RegisterJsonCommands(CLI::App& app, Action* action) {
   check->add_option("--max-bytes", check_args->max_bytes, "Refuse inputs larger than this");
   check->callback([=] {
     *action = [=]() -> Status {
-      VIGILO_ASSIGN_OR_RETURN(std::string input, ReadInput(check_args->file, check_args->max_bytes));
+      VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(check_args->file, check_args->max_bytes));
+      std::string_view input = file.bytes();
       json::ParseOptions options;
       options.max_bytes = check_args->max_bytes;
       return json::CheckCanonical(input, options);

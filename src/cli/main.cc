@@ -6,6 +6,10 @@
 #include "exit_codes.h"
 
 int main(int argc, char** argv) {
+  // Line-sized writes (json canon --lines, parquet cat) go out in 1 MiB
+  // chunks instead of one write(2) per 4 KiB.
+  static char stdout_buffer[1 << 20];
+  std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   CLI::App app{"vigilo: immutable, content-addressed vector publications and case storage"};
   app.require_subcommand(1);
   vigilo::cli::Action action;

@@ -1,12 +1,14 @@
 #include "vigilo/common/byte_source.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace vigilo {
 
@@ -76,6 +78,52 @@ Result<std::string> ReadFileToString(const std::string& path, size_t max_bytes) 
   auto data = ReadAll(*source, max_bytes, source->SizeHint());
   if (!data.ok()) return std::move(data).take_status().WithPath(path);
   return data;
+}
+
+Result<WholeFile> WholeFile::Open(const std::string& path, size_t max_bytes) {
+  std::unique_ptr<FileByteSource> source;
+  if (path.empty() || path == "-") {
+    source = FileByteSource::Stdin();
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(source, FileByteSource::Open(path));
+  }
+  const std::string name = path.empty() || path == "-" ? "<stdin>" : path;
+  WholeFile file;
+  const size_t size = source->SizeHint();
+  if (size > max_bytes) {
+    return LimitExceeded("input exceeds the limit of " + std::to_string(max_bytes) + " bytes").WithPath(name);
+  }
+  if (size > 0) {
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, source->fd_, 0);
+    if (map != MAP_FAILED) {
+      ::madvise(map, size, MADV_SEQUENTIAL);
+      file.map_ = static_cast<char*>(map);
+      file.map_size_ = size;
+      return file;
+    }
+  }
+  auto data = ReadAll(*source, max_bytes, size);  // a pipe, an empty file, or a file mmap refused
+  if (!data.ok()) return std::move(data).take_status().WithPath(name);
+  file.read_ = std::move(*data);
+  return file;
+}
+
+WholeFile::WholeFile(WholeFile&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)), map_size_(std::exchange(other.map_size_, 0)),
+      read_(std::move(other.read_)) {}
+
+WholeFile& WholeFile::operator=(WholeFile&& other) noexcept {
+  if (this != &other) {
+    if (map_ != nullptr) ::munmap(map_, map_size_);
+    map_ = std::exchange(other.map_, nullptr);
+    map_size_ = std::exchange(other.map_size_, 0);
+    read_ = std::move(other.read_);
+  }
+  return *this;
+}
+
+WholeFile::~WholeFile() {
+  if (map_ != nullptr) ::munmap(map_, map_size_);
 }
 
 }  // namespace vigilo

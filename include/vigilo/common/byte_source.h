@@ -46,6 +46,7 @@ class FileByteSource final : public ByteSource {
   size_t SizeHint() const;
 
  private:
+  friend class WholeFile;  // maps the descriptor
   FileByteSource(int fd, bool owned, std::string name) : fd_(fd), owned_(owned), name_(std::move(name)) {}
   int fd_;
   bool owned_;
@@ -54,6 +55,30 @@ class FileByteSource final : public ByteSource {
 
 // Reads a whole file into memory, failing with LimitExceeded past max_bytes.
 Result<std::string> ReadFileToString(const std::string& path, size_t max_bytes);
+// A whole input held read-only in memory: a regular file is mapped (no copy,
+// no zero-filled buffer: for a CLI that reads a 100 MB file once, the copy
+// and page zeroing cost as much as parsing it); a pipe or terminal is read.
+// The bytes may change under the mapping if another process writes the file;
+// callers that need stable bytes for hashing must read instead.
+class WholeFile {
+ public:
+  // path "" or "-" is stdin. NotFound, IoError, or LimitExceeded past max_bytes.
+  static Result<WholeFile> Open(const std::string& path, size_t max_bytes);
+  WholeFile(WholeFile&& other) noexcept;
+  WholeFile& operator=(WholeFile&& other) noexcept;
+  WholeFile(const WholeFile&) = delete;
+  WholeFile& operator=(const WholeFile&) = delete;
+  ~WholeFile();
+
+  std::string_view bytes() const { return map_ != nullptr ? std::string_view(map_, map_size_) : std::string_view(read_); }
+
+ private:
+  WholeFile() = default;
+  char* map_ = nullptr;
+  size_t map_size_ = 0;
+  std::string read_;
+};
+
 // Drains a source into memory, failing with LimitExceeded past max_bytes.
 // `size_hint` (the expected size, if known) sizes the first allocation.
 Result<std::string> ReadAll(ByteSource& source, size_t max_bytes, size_t size_hint = 0);
