@@ -6,10 +6,11 @@
 namespace vigilo::cases {
 
 Status ValidateBatchLimits(const BatchLimits& limits) {
-  if (limits.max_cases < 1 || limits.max_cases > 65536) {
+  using namespace budget_bounds;
+  if (limits.max_cases < kMinCasesPerBatch || limits.max_cases > kMaxCasesPerBatch) {
     return OutOfRange("max_cases must be 1-65,536").WithPath(".max_cases");
   }
-  if (limits.max_bytes < 256 || limits.max_bytes > (64u << 20)) {
+  if (limits.max_bytes < kMinBatchBytes || limits.max_bytes > kMaxBatchBytes) {
     return OutOfRange("max_bytes must be 256 bytes-64 MiB").WithPath(".max_bytes");
   }
   return Status::Ok();

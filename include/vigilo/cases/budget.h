@@ -25,6 +25,12 @@ inline constexpr uint64_t kGiB = uint64_t{1} << 30;
 inline constexpr uint64_t kTiB = uint64_t{1} << 40;
 
 // From the seed's table.
+// The seed's defaults that other headers also need (BatchLimits, IndexLimits).
+inline constexpr uint64_t kDefaultCasesPerBatch = 100;
+inline constexpr uint64_t kDefaultBatchBytes = 8 * kMiB;
+inline constexpr uint64_t kDefaultPageEntries = 256;
+inline constexpr uint64_t kDefaultPageBytes = kMiB;
+inline constexpr uint64_t kDefaultIndexHeight = 8;
 inline constexpr uint64_t kMinCasesPerBatch = 1;
 inline constexpr uint64_t kMaxCasesPerBatch = 65'536;
 inline constexpr uint64_t kMinBatchBytes = 256;
@@ -72,18 +78,18 @@ inline constexpr std::chrono::milliseconds kMaxBackoff{60'000};
 struct BudgetConfig {
   // Case batches: close at whichever cap is reached first. The byte cap
   // counts the header, every record envelope and every LF.
-  uint64_t case_batch_max_cases = 100;
-  uint64_t case_batch_max_bytes = 8 * budget_bounds::kMiB;
+  uint64_t case_batch_max_cases = budget_bounds::kDefaultCasesPerBatch;
+  uint64_t case_batch_max_bytes = budget_bounds::kDefaultBatchBytes;
 
   // JSON metadata, index, run-chunk and gate-count pages: both caps apply.
-  uint64_t page_max_entries = 256;
-  uint64_t page_max_bytes = budget_bounds::kMiB;
+  uint64_t page_max_entries = budget_bounds::kDefaultPageEntries;
+  uint64_t page_max_bytes = budget_bounds::kDefaultPageBytes;
 
   uint64_t root_manifest_max_bytes = 256 * budget_bounds::kKiB;  // dataset and run roots
   uint64_t source_fields_max_bytes = 8 * budget_bounds::kMiB;
   uint64_t run_configuration_max_bytes = 8 * budget_bounds::kMiB;
   uint64_t logical_key_max_bytes = 1'024;  // UTF-8 bytes, staging prefix included
-  uint64_t index_max_height = 8;           // index pages on a root-to-leaf path
+  uint64_t index_max_height = budget_bounds::kDefaultIndexHeight;           // index pages on a root-to-leaf path
 
   uint64_t stream_buffer_bytes = 256 * budget_bounds::kKiB;  // per active object stream
   uint64_t concurrent_remote_requests = 4;                   // one per-process semaphore

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "vigilo/cases/budget.h"
 #include "vigilo/cases/object_ref.h"
 #include "vigilo/cases/typed_case.h"
 #include "vigilo/common/result.h"
@@ -18,8 +19,8 @@ namespace vigilo::cases {
 // A batching policy: close a batch at max_cases records or max_bytes encoded
 // bytes (header, records and every LF), whichever comes first.
 struct BatchLimits {
-  uint64_t max_cases = 100;
-  uint64_t max_bytes = 8u << 20;
+  uint64_t max_cases = budget_bounds::kDefaultCasesPerBatch;
+  uint64_t max_bytes = budget_bounds::kDefaultBatchBytes;
   friend bool operator==(const BatchLimits&, const BatchLimits&) = default;
 };
 

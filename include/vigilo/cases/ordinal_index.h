@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vigilo/cases/budget.h"
 #include "vigilo/cases/document.h"
 #include "vigilo/cases/object_ref.h"
 
@@ -19,9 +20,9 @@ std::string_view IndexKindName(IndexKind kind);
 
 // The seed's defaults: fan-out 256 entries, 1 MiB per page, height 8.
 struct IndexLimits {
-  uint64_t max_entries = 256;
-  uint64_t max_page_bytes = 1u << 20;
-  int32_t max_height = 8;  // index pages on a root-to-leaf path
+  uint64_t max_entries = budget_bounds::kDefaultPageEntries;
+  uint64_t max_page_bytes = budget_bounds::kDefaultPageBytes;
+  int32_t max_height = static_cast<int32_t>(budget_bounds::kDefaultIndexHeight);  // index pages on a root-to-leaf path
 };
 
 struct IndexEntry {
