@@ -16,5 +16,6 @@ void RegisterVersionCommand(CLI::App& app, Action* action);
 void RegisterHashCommand(CLI::App& app, Action* action);
 void RegisterJsonCommands(CLI::App& app, Action* action);
 void RegisterDatasetCommands(CLI::App& app, Action* action);
+void RegisterParquetCommands(CLI::App& app, Action* action);
 
 }  // namespace vigilo::cli

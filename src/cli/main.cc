@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterHashCommand(app, &action);
   vigilo::cli::RegisterJsonCommands(app, &action);
   vigilo::cli::RegisterDatasetCommands(app, &action);
+  vigilo::cli::RegisterParquetCommands(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

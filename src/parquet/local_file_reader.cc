@@ -1,0 +1,101 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "vigilo/parquet/local_file.h"
+
+namespace vigilo::parquet {
+namespace {
+
+Status ErrnoStatus(const std::string& what, const std::string& path) {
+  int e = errno;
+  std::string message = what + " " + path + ": " + std::strerror(e);
+  return e == ENOENT ? NotFound(std::move(message)) : IoError(std::move(message));
+}
+
+Status PreadAll(int fd, uint8_t* dst, size_t n, uint64_t offset, const std::string& path) {
+  while (n > 0) {
+    ssize_t got = ::pread(fd, dst, n, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("cannot read", path);
+    }
+    if (got == 0) return IoError("unexpected end of file reading " + path);
+    dst += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<LocalParquetFile> LocalParquetFile::Open(const std::string& path, const FooterOptions& options) {
+  LocalParquetFile f;
+  f.path_ = path;
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd_ < 0) return ErrnoStatus("cannot open", path);
+  struct stat st;
+  if (::fstat(f.fd_, &st) != 0) return ErrnoStatus("cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(path + " is not a regular file");
+  f.size_ = static_cast<uint64_t>(st.st_size);
+  uint64_t want = std::min(f.size_, kSpeculativeTailBytes);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> tail, f.Read(ByteRange{f.size_ - want, want}));
+    ++f.footer_reads_;
+    VIGILO_ASSIGN_OR_RETURN(FooterParse parsed, ParseFooter(tail, f.size_, options));
+    if (auto* footer = std::get_if<Footer>(&parsed)) {
+      f.footer_ = std::move(*footer);
+      return f;
+    }
+    want = std::get<NeedMoreBytes>(parsed).tail_bytes;
+    if (want > f.size_) return Internal("footer parser asked for more bytes than the file has");
+  }
+  return Internal("footer parser asked for more bytes twice");
+}
+
+LocalParquetFile::LocalParquetFile(LocalParquetFile&& other) noexcept
+    : fd_(other.fd_), size_(other.size_), footer_reads_(other.footer_reads_), footer_(std::move(other.footer_)),
+      path_(std::move(other.path_)) {
+  other.fd_ = -1;
+}
+
+LocalParquetFile& LocalParquetFile::operator=(LocalParquetFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    size_ = other.size_;
+    footer_reads_ = other.footer_reads_;
+    footer_ = std::move(other.footer_);
+    path_ = std::move(other.path_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+LocalParquetFile::~LocalParquetFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::vector<uint8_t>> LocalParquetFile::Read(ByteRange range) const {
+  if (range.offset > size_ || range.length > size_ - range.offset) {
+    return OutOfRange("byte range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
+                      ") leaves the " + std::to_string(size_) + "-byte file");
+  }
+  std::vector<uint8_t> out(static_cast<size_t>(range.length));
+  VIGILO_RETURN_IF_ERROR(PreadAll(fd_, out.data(), out.size(), range.offset, path_));
+  return out;
+}
+
+Result<DecodedColumn> LocalParquetFile::ReadColumnChunk(size_t row_group, size_t leaf,
+                                                        const ColumnReadOptions& options) const {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<ColumnChunkPlan> plan, PlanRowGroup(footer_, row_group));
+  if (leaf >= plan.size()) return NotFound("leaf column " + std::to_string(leaf) + " does not exist");
+  VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, Read(plan[leaf].range));
+  return DecodeColumnChunk(footer_, row_group, leaf, bytes, options);
+}
+
+}  // namespace vigilo::parquet
