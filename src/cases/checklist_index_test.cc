@@ -93,6 +93,8 @@ TEST(ChecklistIndexPageTest, HasExactlyItsFieldsAndEntryFields) {
   }
   EXPECT_TRUE(Fails(PageStatus(With(page, "entries[0].count", json::Value::Int(10))), StatusCode::kInvalidFormat,
                     "$.entries[0].count", "unexpected field"));
+  EXPECT_TRUE(Fails(PageStatus(With(page, "kind", json::Value("case-ordinals"))), StatusCode::kInvalidFormat, "$.kind",
+                    "kind must be \"dataset-batches\" or \"run-chunks\""));
   EXPECT_TRUE(Fails(PageStatus(With(page, "entries", J("{}"))), StatusCode::kInvalidFormat, "$.entries",
                     "expected an array"));
   EXPECT_TRUE(Fails(PageStatus(With(page, "schema", json::Value("vigilo/run-chunks/v1"))), StatusCode::kInvalidFormat,

@@ -297,7 +297,17 @@ Result<IndexEntry> LookupOrdinal(const IndexRootDescriptor& root, IndexKind kind
   IndexEntry current{root.range_start, root.range_end, root.object};
   int32_t level = root.level;
   for (int32_t depth = 0; depth < limits.max_height; ++depth) {
+    // The parent's reference bounds and names the child: refuse an oversized
+    // page before fetching, and bytes verified against any other reference.
+    if (current.object.byte_count > limits.max_page_bytes) {
+      return LimitExceeded("index page of " + std::to_string(current.object.byte_count) + " bytes exceeds the " +
+                           std::to_string(limits.max_page_bytes) + "-byte page budget")
+          .WithPath(current.object.key);
+    }
     VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, fetch(current.object));
+    if (!(object.ref() == current.object)) {
+      return IntegrityError("fetched page was verified against another reference").WithPath(current.object.key);
+    }
     VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page, OrdinalIndexPage::Decode(object));
     VIGILO_RETURN_IF_ERROR(page.ValidateWithin(limits));
     if (page.kind != kind) return InvalidFormat("index page has the wrong kind").WithPath(current.object.key);

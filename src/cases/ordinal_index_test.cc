@@ -73,6 +73,34 @@ TEST(OrdinalIndexTest, SeedExample1000BatchesNeedFourLeavesAndOneParent) {
             StatusCode::kInvalidFormat);
 }
 
+TEST(OrdinalIndexTest, LookupRefusesAnOversizedPageBeforeFetching) {
+  MemoryStore store;
+  auto root = BuildTree(store, 3, {});
+  ASSERT_TRUE(root.ok());
+  int fetches = 0;
+  ObjectFetch counting = [&](const ObjectRef& ref) {
+    ++fetches;
+    return store.Fetch()(ref);
+  };
+  IndexLimits small;
+  small.max_page_bytes = root->object.byte_count - 1;
+  auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, 5, small, counting);
+  EXPECT_EQ(leaf.status().code(), StatusCode::kLimitExceeded) << leaf.status().ToString();
+  EXPECT_EQ(leaf.status().path(), root->object.key);
+  EXPECT_EQ(fetches, 0);
+}
+
+TEST(OrdinalIndexTest, LookupRefusesBytesVerifiedAgainstAnotherReference) {
+  MemoryStore store;
+  auto root = BuildTree(store, 3, {});
+  auto other = BuildTree(store, 4, {});  // another valid page under another key
+  ASSERT_TRUE(root.ok() && other.ok());
+  ObjectFetch swapping = [&](const ObjectRef&) { return store.Fetch()(other->object); };
+  auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, 5, {}, swapping);
+  EXPECT_EQ(leaf.status().code(), StatusCode::kIntegrityError) << leaf.status().ToString();
+  EXPECT_EQ(leaf.status().path(), root->object.key);
+}
+
 TEST(OrdinalIndexTest, SplitsOnEncodedBytesToo) {
   MemoryStore store;
   IndexLimits limits;
