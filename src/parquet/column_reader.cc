@@ -65,6 +65,7 @@ class ChunkDecoder {
   Status Levels(size_t n, int64_t* rows_started, size_t* non_null);
   Status Values(Encoding encoding, std::span<const uint8_t> data, size_t count);
   Status CheckLevelEncoding(Encoding encoding, const char* which);
+  void ReserveHint(uint64_t num_values, size_t chunk_bytes);
 
   const ColumnDescriptor& column_;
   const ColumnMetaData& meta_;
@@ -91,6 +92,7 @@ class ChunkDecoder {
 Result<DecodedColumn> ChunkDecoder::Run(std::span<const uint8_t> bytes) {
   if (meta_.num_values < 0) return InvalidFormat("column chunk has a negative num_values");
   if (column_.max_repetition_level > 0) VIGILO_RETURN_IF_ERROR(Grow(out_.list_offsets, 1, budget_));
+  ReserveHint(static_cast<uint64_t>(meta_.num_values), bytes.size());
   size_t pos = 0;
   for (size_t index = 0; pos < bytes.size(); ++index) VIGILO_RETURN_IF_ERROR(Page(bytes, &pos, index));
   if (levels_seen_ != static_cast<uint64_t>(meta_.num_values)) {
@@ -108,6 +110,30 @@ Result<DecodedColumn> ChunkDecoder::Run(std::span<const uint8_t> bytes) {
   }
   if (!out_.row_valid.empty()) out_.row_valid.resize(static_cast<size_t>(rows_));
   return std::move(out_);
+}
+
+// Reserves the value and validity vectors for the chunk's declared value
+// count (at most 8 per chunk byte, so a lying count costs little), so they
+// are allocated once instead of regrown page by page. Best effort: without
+// budget for it, vectors grow as pages arrive.
+void ChunkDecoder::ReserveHint(uint64_t num_values, size_t chunk_bytes) {
+  size_t n = static_cast<size_t>(std::min<uint64_t>(num_values, uint64_t{chunk_bytes} * 8));
+  auto reserve = [&](auto& v) {
+    using T = typename std::remove_reference_t<decltype(v)>::value_type;
+    if (n > v.capacity() && budget_.Charge((n - v.capacity()) * sizeof(T)).ok()) v.reserve(n);
+  };
+  ColumnValues& values = out_.values;
+  switch (column_.type) {
+    case Type::kBoolean: reserve(values.booleans); break;
+    case Type::kInt32: reserve(values.int32s); break;
+    case Type::kInt64: reserve(values.int64s); break;
+    case Type::kFloat: reserve(values.floats); break;
+    case Type::kDouble: reserve(values.doubles); break;
+    default: break;  // byte arrays: sizes unknown until decoded
+  }
+  if (column_.max_definition_level > (column_.max_repetition_level > 0 ? column_.repeated_definition_level : 0)) {
+    reserve(column_.max_repetition_level > 0 ? out_.element_valid : out_.row_valid);
+  }
 }
 
 Status ChunkDecoder::Page(std::span<const uint8_t> bytes, size_t* pos, size_t index) {
@@ -229,9 +255,17 @@ Status ChunkDecoder::Levels(size_t n, int64_t* rows_started, size_t* non_null) {
   const bool nullable_elements = max_def > d_rep;
   size_t rows0 = static_cast<size_t>(rows_);
   size_t slots0 = static_cast<size_t>(slots_);
-  VIGILO_RETURN_IF_ERROR(Grow(out_.list_offsets, rows0 + n + 1, budget_));
-  if (nullable_rows) VIGILO_RETURN_IF_ERROR(Grow(out_.row_valid, rows0 + n, budget_));
-  if (nullable_elements) VIGILO_RETURN_IF_ERROR(Grow(out_.element_valid, slots0 + n, budget_));
+  // Count first (a branch-free pass) so the outputs grow exactly, not by
+  // the worst case of one row and one element per level.
+  size_t new_rows = 0;
+  size_t new_slots = 0;
+  for (size_t i = 0; i < n; ++i) {
+    new_rows += rep_[i] == 0;
+    new_slots += def_[i] >= d_rep;
+  }
+  VIGILO_RETURN_IF_ERROR(Grow(out_.list_offsets, rows0 + new_rows + 1, budget_));
+  if (nullable_rows) VIGILO_RETURN_IF_ERROR(Grow(out_.row_valid, rows0 + new_rows, budget_));
+  if (nullable_elements) VIGILO_RETURN_IF_ERROR(Grow(out_.element_valid, slots0 + new_slots, budget_));
   uint64_t rows = rows_;
   uint64_t slots = slots_;
   int64_t started = 0;
