@@ -15,12 +15,13 @@
 #endif
 
 namespace vigilo::cli {
-namespace {
 
 Status WriteStdout(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return IoError("cannot write to stdout");
   return Status::Ok();
 }
+
+namespace {
 
 
 }  // namespace

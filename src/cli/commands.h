@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string_view>
 
 #include "vigilo/common/status.h"
 
@@ -11,6 +12,9 @@ namespace vigilo::cli {
 
 // The action chosen by the command line, run after parsing.
 using Action = std::function<Status()>;
+
+// Writes bytes to stdout (buffered by main); IoError if they cannot all be written.
+Status WriteStdout(std::string_view bytes);
 
 void RegisterVersionCommand(CLI::App& app, Action* action);
 void RegisterHashCommand(CLI::App& app, Action* action);

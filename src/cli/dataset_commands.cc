@@ -18,8 +18,7 @@ namespace {
 Status PrintJsonLine(const json::Value& value) {
   VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(value));
   line.push_back('\n');
-  if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) return IoError("cannot write to stdout");
-  return Status::Ok();
+  return WriteStdout(line);
 }
 
 struct PackArgs {

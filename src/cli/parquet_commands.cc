@@ -22,11 +22,6 @@ using json::Array;
 using json::Object;
 using json::Value;
 
-Status WriteStdout(std::string_view bytes) {
-  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return IoError("cannot write to stdout");
-  return Status::Ok();
-}
-
 const char* TypeName(Type t) {
   switch (t) {
     case Type::kBoolean: return "BOOLEAN";
