@@ -9,9 +9,13 @@
 #include <string>
 
 #include "vigilo/cases/dataset_reader.h"
+#include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
+#include "vigilo/cases/identity.h"
+#include "vigilo/cases/ordinal_index.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "writer_test_support.h"
 
 namespace vigilo::cases {
 namespace {
@@ -65,7 +69,7 @@ class ChecklistDatasetTest : public testing::Test {
     auto sf = DatasetSourceFields::FromDocument(J(fields));
     ASSERT_TRUE(sf.ok()) << sf.status().ToString();
     sf->cases_present = true;
-    auto writer = DatasetWriter::Start(*sf, BatchLimits{4, 1 << 20}, IndexLimits{fan_out, 1 << 20, 8},
+    auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{4, 1 << 20}, IndexLimits{fan_out, 1 << 20, 8}), TestScratchDir(),
                                        "datasets/geo/attempts/a/g1/", store_.Sink());
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     for (int i = 0; i < n; ++i) ASSERT_TRUE(writer->AddCase(J(CaseJson(i))).ok());
@@ -75,7 +79,7 @@ class ChecklistDatasetTest : public testing::Test {
   }
   Status Read(const BudgetConfig& budget = BudgetConfig::Defaults()) {
     store_.fetches = 0;
-    return ReadDataset(written_.manifest_ref, budget, store_.Fetch()).status();
+    return ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch()).status();
   }
   void RewriteManifest(const std::function<void(DatasetManifest&)>& edit) {
     DatasetManifest m = written_.manifest;
@@ -200,7 +204,7 @@ TEST(ChecklistAttemptTest, AttemptPrefixesDoNotChangeIdentity) {
   auto write = [](Store& store, const std::string& prefix) -> Result<WrittenDataset> {
     VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf,
                             DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","cases":[]})")));
-    VIGILO_ASSIGN_OR_RETURN(DatasetWriter w, DatasetWriter::Start(sf, BatchLimits{4, 1 << 20}, IndexLimits{}, prefix,
+    VIGILO_ASSIGN_OR_RETURN(DatasetWriter w, DatasetWriter::Start(sf, WriterBudget(BatchLimits{4, 1 << 20}, IndexLimits{}), TestScratchDir(), prefix,
                                                                   store.Sink()));
     for (int i = 0; i < 6; ++i) VIGILO_RETURN_IF_ERROR(w.AddCase(J(CaseJson(i))));
     return w.Finish();
@@ -217,17 +221,99 @@ TEST(ChecklistAttemptTest, AttemptPrefixesDoNotChangeIdentity) {
   EXPECT_NE(one->manifest_ref.digest, two->manifest_ref.digest);  // the keys differ, the identities do not
 }
 
+// V-DM-10 / V-VB-04 (writer): "Publication requires bounded verification of
+// ... unique case IDs"; a repeated id stops the writer before the manifest.
+TEST_F(ChecklistDatasetTest, RepeatedIdsAreRefusedBeforeTheManifestIsWritten) {
+  auto sf = DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","cases":[]})"));
+  ASSERT_TRUE(sf.ok());
+  auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{4, 1 << 20}), TestScratchDir(), "p/", store_.Sink());
+  ASSERT_TRUE(writer.ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(writer->AddCase(J(CaseJson(i == 7 ? 2 : i))).ok());
+  EXPECT_TRUE(Fails(writer->Finish().status(), StatusCode::kInvalidFormat, "$.cases[7].id",
+                    "at ordinal 7 repeats the id of ordinal 2 (1 case repeats an earlier id)"));
+  EXPECT_EQ(store_.objects.count("p/manifest.json"), 0u);
+  EXPECT_EQ(store_.objects.count("p/source-fields.json"), 0u);
+}
+
+// V-DM-10 (publication verification): a dataset packed by hand, bypassing
+// the writer's check, is refused by ReadDataset although every object,
+// hash and identity in it is consistent.
+TEST_F(ChecklistDatasetTest, VerificationRefusesRepeatedIdsInAConsistentDataset) {
+  auto sf = DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","cases":[]})"));
+  ASSERT_TRUE(sf.ok());
+  auto identity = DatasetIdentityBuilder::Start(sf->fields, true);
+  ASSERT_TRUE(identity.ok());
+  CaseBatchBuilder batch("geo", 0, BatchLimits{});
+  for (int i = 0; i < 5; ++i) {
+    json::Value c = J(CaseJson(i == 4 ? 1 : i));
+    auto hash = identity->AddCase(c);
+    ASSERT_TRUE(hash.ok());
+    ASSERT_TRUE(*batch.Add(c, *hash));
+  }
+  ObjectSink sink = store_.Sink();
+  auto batch_ref = sink("p/batches/0-5.jsonl", StorageFormat::kCaseBatch, *batch.Finish());
+  ASSERT_TRUE(batch_ref.ok());
+  OrdinalIndexBuilder index(IndexKind::kDatasetBatches, "p/index/", IndexLimits{}, sink);
+  ASSERT_TRUE(index.Add(IndexEntry{0, 5, *batch_ref}).ok());
+  auto root = index.Finish();
+  auto sf_ref = sink("p/source-fields.json", StorageFormat::kDatasetSourceFields, *sf->Encode());
+  auto ids = identity->Finish();
+  ASSERT_TRUE(root.ok() && sf_ref.ok() && ids.ok());
+  DatasetManifest m;
+  m.dataset_id = "geo";
+  m.dataset_version_id = ids->dataset_version_id;
+  m.dataset_hash = ids->dataset_hash;
+  m.case_count = 5;
+  m.batch_limits = BatchLimits{};
+  m.source_fields = *sf_ref;
+  m.batches = *root;
+  auto manifest_ref = sink("p/manifest.json", StorageFormat::kDatasetManifest, *m.Encode());
+  ASSERT_TRUE(manifest_ref.ok());
+  written_.manifest = m;
+  written_.manifest_ref = *manifest_ref;
+  EXPECT_TRUE(Fails(Read(), StatusCode::kInvalidFormat, "$.cases[4].id", "repeats the id of ordinal 1"));
+}
+
+// V-SF-08 / V-BUD-04 (writer): oversized source fields are an explicit
+// error before any batch is written.
+TEST_F(ChecklistDatasetTest, TheWriterRefusesOversizedSourceFieldsBeforeAnyBatch) {
+  auto sf = DatasetSourceFields::FromDocument(
+      J(R"({"dataset_id":"geo","cases":[],"note":")" + std::string(400, 'n') + R"("})"));
+  ASSERT_TRUE(sf.ok());
+  BudgetConfig budget = WriterBudget();
+  budget.source_fields_max_bytes = 256;
+  auto writer = DatasetWriter::Start(*sf, budget, TestScratchDir(), "p/", store_.Sink());
+  EXPECT_TRUE(Fails(writer.status(), StatusCode::kLimitExceeded, "$.fields", "the limit is 256"));
+  EXPECT_TRUE(store_.objects.empty());
+}
+
+// V-SF-08 (streaming pass one): the top-level fields are bounded together,
+// not only one by one, so pass one never holds more than the budget.
+TEST(ChecklistDatasetStreamTest, SourceFieldsAreBoundedInTotal) {
+  std::string doc = R"({"a":")" + std::string(200, 'a') + R"(","b":")" + std::string(200, 'b') +
+                    R"(","cases":[],"dataset_id":"geo"})";
+  DatasetStreamLimits limits;
+  limits.max_source_fields_bytes = 300;  // each field fits, the two do not
+  StringByteSource source(doc);
+  auto sf = ReadDatasetSourceFields(source, limits);
+  EXPECT_TRUE(Fails(sf.status(), StatusCode::kLimitExceeded, "$.b", "exceed 300 canonical bytes"));
+  StringByteSource again(doc);
+  limits.max_source_fields_bytes = 8u << 20;
+  EXPECT_TRUE(ReadDatasetSourceFields(again, limits).ok());
+}
+
 // V-SF-05: "runs require a nonempty dataset": the writer refuses to finish an empty one.
 TEST_F(ChecklistDatasetTest, AnEmptyDatasetIsNotPublished) {
   auto sf = DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","cases":[]})"));
   ASSERT_TRUE(sf.ok());
-  auto writer = DatasetWriter::Start(*sf, BatchLimits{}, IndexLimits{}, "p/", store_.Sink());
+  auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{}, IndexLimits{}), TestScratchDir(), "p/", store_.Sink());
   ASSERT_TRUE(writer.ok());
   EXPECT_TRUE(Fails(writer->Finish().status(), StatusCode::kInvalidFormat, "$.cases", "at least one case"));
   EXPECT_TRUE(store_.objects.empty());
-  // A writer refuses a batching policy outside the override ceilings.
-  EXPECT_TRUE(Fails(DatasetWriter::Start(*sf, BatchLimits{65537, 1 << 20}, IndexLimits{}, "p/", store_.Sink()).status(),
-                    StatusCode::kOutOfRange, ".max_cases", "1-65,536"));
+  // A writer refuses a batching policy outside the override ceilings (the
+  // budget is validated before anything else).
+  EXPECT_TRUE(Fails(DatasetWriter::Start(*sf, WriterBudget(BatchLimits{65537, 1 << 20}, IndexLimits{}), TestScratchDir(), "p/", store_.Sink()).status(),
+                    StatusCode::kInvalidArgument, "case_batch_max_cases", "between 1 and 65536, got 65537"));
 }
 
 }  // namespace

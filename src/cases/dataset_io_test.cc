@@ -12,6 +12,7 @@
 #include "vigilo/json/canonical.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "writer_test_support.h"
 
 namespace vigilo::cases {
 namespace {
@@ -62,7 +63,7 @@ Result<WrittenDataset> Write(MemoryStore& store, int n, BatchLimits batch, Index
   VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf, DatasetSourceFields::FromDocument(J(kFields)));
   sf.cases_present = true;
   VIGILO_ASSIGN_OR_RETURN(DatasetWriter writer,
-                          DatasetWriter::Start(std::move(sf), batch, index, "datasets/geo/a/g1/", store.Sink()));
+                          DatasetWriter::Start(std::move(sf), WriterBudget(batch, index), TestScratchDir(), "datasets/geo/a/g1/", store.Sink()));
   for (int i = 0; i < n; ++i) VIGILO_RETURN_IF_ERROR(writer.AddCase(J(CaseJson(i))));
   return writer.Finish();
 }
@@ -77,7 +78,7 @@ TEST(DatasetIoTest, RoundTripsEveryCaseInOrderAndRecomputesTheIdentities) {
   EXPECT_EQ(store.objects.size(), 6u + 3u + 2u);  // batches, pages, source fields + manifest
 
   std::vector<std::string> seen;
-  auto summary = ReadDataset(written->manifest_ref, BudgetConfig::Defaults(), store.Fetch(),
+  auto summary = ReadDataset(written->manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store.Fetch(),
                              [&](const CaseRecord& r) -> Status {
                                EXPECT_EQ(r.case_ordinal, static_cast<int32_t>(seen.size()));
                                seen.push_back(*json::ToCanonical(r.source));
@@ -99,11 +100,11 @@ TEST(DatasetIoTest, WriterRejectsAnInvalidCaseAndAnEmptyDataset) {
   auto sf = DatasetSourceFields::FromDocument(J(kFields));
   ASSERT_TRUE(sf.ok());
   sf->cases_present = true;
-  auto writer = DatasetWriter::Start(*sf, BatchLimits{}, IndexLimits{}, "p/", store.Sink());
+  auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{}, IndexLimits{}), TestScratchDir(), "p/", store.Sink());
   ASSERT_TRUE(writer.ok());
   Status bad = writer->AddCase(J(R"({"id":"00000000-0000-4000-8000-000000000001","input":{}})"));
   EXPECT_EQ(bad.code(), StatusCode::kInvalidFormat) << bad.ToString();
-  auto empty = DatasetWriter::Start(*sf, BatchLimits{}, IndexLimits{}, "q/", store.Sink());
+  auto empty = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{}, IndexLimits{}), TestScratchDir(), "q/", store.Sink());
   ASSERT_TRUE(empty.ok());
   auto finished = empty->Finish();
   EXPECT_FALSE(finished.ok());
@@ -117,7 +118,7 @@ class DatasetTamperTest : public testing::Test {
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     written_ = *w;
   }
-  Status Read() { return ReadDataset(written_.manifest_ref, BudgetConfig::Defaults(), store_.Fetch()).status(); }
+  Status Read() { return ReadDataset(written_.manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store_.Fetch()).status(); }
   // Re-encodes the manifest after `edit` and points the root reference at it.
   void RewriteManifest(const std::function<void(DatasetManifest&)>& edit) {
     DatasetManifest m = written_.manifest;
@@ -202,7 +203,7 @@ TEST_F(DatasetTamperTest, AnOversizedRootIsRefusedBeforeAnyFetch) {
   BudgetConfig budget;
   budget.root_manifest_max_bytes = 256;  // the manifest is larger
   ASSERT_GT(written_.manifest_ref.byte_count, 256u);
-  auto r = ReadDataset(written_.manifest_ref, budget, store_.Fetch());
+  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch());
   EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
   EXPECT_EQ(store_.fetches, 0);
 }
@@ -211,14 +212,14 @@ TEST_F(DatasetTamperTest, ABatchPolicyBeyondTheBudgetIsRefused) {
   RewriteManifest([](DatasetManifest& m) { m.batch_limits.max_bytes = 64u << 20; });
   BudgetConfig budget;
   budget.staging_spool_bytes = 32u << 20;  // a 64 MiB batch cannot be staged
-  auto r = ReadDataset(written_.manifest_ref, budget, store_.Fetch());
+  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch());
   EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
 }
 
 TEST_F(DatasetTamperTest, TheRootMustBeAManifestReference) {
   ObjectRef wrong = written_.manifest_ref;
   wrong.schema = StorageFormat::kOrdinalIndex;
-  auto r = ReadDataset(wrong, BudgetConfig::Defaults(), store_.Fetch());
+  auto r = ReadDataset(wrong, BudgetConfig::Defaults(), TestScratchDir(), store_.Fetch());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
 }
 

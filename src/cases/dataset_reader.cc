@@ -1,5 +1,6 @@
 #include "vigilo/cases/dataset_reader.h"
 
+#include "vigilo/cases/case_id_check.h"
 #include "vigilo/cases/identity.h"
 #include "vigilo/cases/ordinal_index.h"
 #include "vigilo/common/checked.h"
@@ -11,8 +12,9 @@ namespace {
 class DatasetWalk {
  public:
   DatasetWalk(const BudgetConfig& budget, const ObjectBytesFetch& fetch,
-              const std::function<Status(const CaseRecord&)>& on_case, ReadDatasetSummary* summary)
-      : budget_(budget), fetch_(fetch), on_case_(on_case), summary_(summary) {}
+              const std::function<Status(const CaseRecord&)>& on_case, CaseIdUniquenessCheck* ids,
+              ReadDatasetSummary* summary)
+      : budget_(budget), fetch_(fetch), on_case_(on_case), ids_(ids), summary_(summary) {}
 
   Result<VerifiedObject> Fetch(const ObjectRef& ref, uint64_t max_bytes) {
     // Refuse an oversized reference before asking the store for anything.
@@ -77,6 +79,7 @@ class DatasetWalk {
       if (!record) break;
       VIGILO_ASSIGN_OR_RETURN(CaseHash recomputed, identity.AddCase(record->source));
       if (recomputed != record->case_hash) return Internal("batch reader accepted a wrong case hash");
+      VIGILO_RETURN_IF_ERROR(ids_->Add(identity.last_case_id(), record->case_ordinal));
       if (on_case_) VIGILO_RETURN_IF_ERROR(on_case_(*record));
     }
     ++summary_->batch_count;
@@ -87,20 +90,22 @@ class DatasetWalk {
   const BudgetConfig& budget_;
   const ObjectBytesFetch& fetch_;
   const std::function<Status(const CaseRecord&)>& on_case_;
+  CaseIdUniquenessCheck* ids_;
   ReadDatasetSummary* summary_;
 };
 
 }  // namespace
 
 Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const BudgetConfig& budget,
-                                       const ObjectBytesFetch& fetch,
+                                       const std::filesystem::path& scratch_dir, const ObjectBytesFetch& fetch,
                                        const std::function<Status(const CaseRecord&)>& on_case) {
   VIGILO_RETURN_IF_ERROR(budget.Validate());
   if (manifest_ref.schema != StorageFormat::kDatasetManifest) {
     return InvalidArgument("the root reference must name a vigilo/dataset-manifest/v1 object");
   }
+  VIGILO_ASSIGN_OR_RETURN(CaseIdUniquenessCheck ids, CaseIdUniquenessCheck::Start(budget, scratch_dir));
   ReadDatasetSummary summary;
-  DatasetWalk walk(budget, fetch, on_case, &summary);
+  DatasetWalk walk(budget, fetch, on_case, &ids, &summary);
 
   VIGILO_ASSIGN_OR_RETURN(VerifiedObject root, walk.Fetch(manifest_ref, budget.root_manifest_max_bytes));
   VIGILO_ASSIGN_OR_RETURN(summary.manifest, DatasetManifest::Decode(root));
@@ -141,6 +146,7 @@ Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const Budg
                           " differs from the manifest's")
         .WithPath("$.dataset_version_id");
   }
+  VIGILO_RETURN_IF_ERROR(ids.Finish());
   return summary;
 }
 

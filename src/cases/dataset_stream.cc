@@ -1,5 +1,7 @@
 #include "vigilo/cases/dataset_stream.h"
 
+#include "vigilo/json/write.h"
+
 namespace vigilo::cases {
 namespace {
 
@@ -40,9 +42,17 @@ Status LeaveCases(json::Tokenizer& tok) {
 Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const DatasetStreamLimits& limits) {
   json::Tokenizer tok(source, limits.tokenizer);
   DatasetSourceFields sf;
+  size_t canonical_bytes = 0;  // of the members read so far
   VIGILO_RETURN_IF_ERROR(WalkTopLevel(tok, [&](const std::string& key) -> Status {
     if (key != "cases") {
       VIGILO_ASSIGN_OR_RETURN(json::Value value, tok.ReadValue(limits.max_field_bytes));
+      VIGILO_ASSIGN_OR_RETURN(std::string member, json::ToCanonical(value));
+      canonical_bytes += member.size() + key.size() + 4;  // "key": and a comma
+      if (canonical_bytes > limits.max_source_fields_bytes) {
+        return LimitExceeded("the dataset's top-level fields exceed " + std::to_string(limits.max_source_fields_bytes) +
+                             " canonical bytes (the source-fields budget)")
+            .WithPath("$." + key);
+      }
       sf.fields.Set(key, std::move(value));  // the tokenizer already rejected duplicates
       return Status::Ok();
     }

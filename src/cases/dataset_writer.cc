@@ -17,21 +17,35 @@ std::string DatasetAttemptPrefix(const std::string& dataset_id, const Uuid& atte
   return "datasets/" + dataset_id + "/attempts/" + attempt_id.ToString() + "/g" + std::to_string(generation) + "/";
 }
 
-DatasetWriter::DatasetWriter(DatasetSourceFields sf, DatasetIdentityBuilder identity, BatchLimits batch_limits,
-                             IndexLimits index_limits, std::string key_prefix, ObjectSink sink)
-    : source_fields_(std::move(sf)), identity_(std::move(identity)), batch_limits_(batch_limits),
+DatasetWriter::DatasetWriter(DatasetSourceFields sf, std::string sf_bytes, DatasetIdentityBuilder identity,
+                             CaseIdUniquenessCheck ids, BatchLimits batch_limits, IndexLimits index_limits,
+                             std::string key_prefix, ObjectSink sink)
+    : source_fields_(std::move(sf)), source_fields_bytes_(std::move(sf_bytes)), identity_(std::move(identity)),
+      ids_(std::move(ids)), batch_limits_(batch_limits),
       key_prefix_(std::move(key_prefix)), sink_(std::move(sink)),
       batch_(source_fields_.dataset_id(), 0, batch_limits),
       index_(IndexKind::kDatasetBatches, key_prefix_ + "index/", index_limits, sink_) {}
 
-Result<DatasetWriter> DatasetWriter::Start(DatasetSourceFields source_fields, BatchLimits batch_limits,
-                                           IndexLimits index_limits, std::string key_prefix, ObjectSink sink) {
+Result<DatasetWriter> DatasetWriter::Start(DatasetSourceFields source_fields, const BudgetConfig& budget,
+                                           const std::filesystem::path& scratch_dir, std::string key_prefix,
+                                           ObjectSink sink) {
+  VIGILO_RETURN_IF_ERROR(budget.Validate());
+  BatchLimits batch_limits{budget.case_batch_max_cases, budget.case_batch_max_bytes};
+  IndexLimits index_limits{budget.page_max_entries, budget.page_max_bytes,
+                           static_cast<int32_t>(budget.index_max_height)};
   VIGILO_RETURN_IF_ERROR(source_fields.Validate());
   VIGILO_RETURN_IF_ERROR(ValidateBatchLimits(batch_limits));
+  VIGILO_ASSIGN_OR_RETURN(std::string sf_bytes, source_fields.Encode());
+  if (sf_bytes.size() > budget.source_fields_max_bytes) {
+    return LimitExceeded("source fields encode to " + std::to_string(sf_bytes.size()) + " bytes; the limit is " +
+                         std::to_string(budget.source_fields_max_bytes))
+        .WithPath("$.fields");
+  }
   VIGILO_ASSIGN_OR_RETURN(DatasetIdentityBuilder identity,
                           DatasetIdentityBuilder::Start(source_fields.fields, source_fields.cases_present));
-  return DatasetWriter(std::move(source_fields), std::move(identity), batch_limits, index_limits,
-                       std::move(key_prefix), std::move(sink));
+  VIGILO_ASSIGN_OR_RETURN(CaseIdUniquenessCheck ids, CaseIdUniquenessCheck::Start(budget, scratch_dir));
+  return DatasetWriter(std::move(source_fields), std::move(sf_bytes), std::move(identity), std::move(ids),
+                       batch_limits, index_limits, std::move(key_prefix), std::move(sink));
 }
 
 Status DatasetWriter::FlushBatch() {
@@ -46,7 +60,12 @@ Status DatasetWriter::FlushBatch() {
 }
 
 Status DatasetWriter::AddCase(const json::Value& source_case) {
+  if (identity_.case_count() >= uint64_t{INT32_MAX}) {
+    return OutOfRange("a dataset holds at most 2147483647 cases").WithPath("$.cases");
+  }
+  auto ordinal = static_cast<int32_t>(identity_.case_count());
   VIGILO_ASSIGN_OR_RETURN(CaseHash hash, identity_.AddCase(source_case));
+  VIGILO_RETURN_IF_ERROR(ids_.Add(identity_.last_case_id(), ordinal));
   VIGILO_ASSIGN_OR_RETURN(bool added, batch_.Add(source_case, hash));
   if (added) return Status::Ok();
   VIGILO_RETURN_IF_ERROR(FlushBatch());
@@ -58,11 +77,11 @@ Status DatasetWriter::AddCase(const json::Value& source_case) {
 Result<WrittenDataset> DatasetWriter::Finish() {
   VIGILO_ASSIGN_OR_RETURN(DatasetIdentity identity, identity_.Finish());
   if (identity.case_count == 0) return InvalidFormat("a published dataset needs at least one case").WithPath("$.cases");
+  VIGILO_RETURN_IF_ERROR(ids_.Finish());
   VIGILO_RETURN_IF_ERROR(FlushBatch());
   VIGILO_ASSIGN_OR_RETURN(IndexRootDescriptor root, index_.Finish());
-  VIGILO_ASSIGN_OR_RETURN(std::string sf_bytes, source_fields_.Encode());
-  VIGILO_ASSIGN_OR_RETURN(ObjectRef sf_ref,
-                          sink_(key_prefix_ + "source-fields.json", StorageFormat::kDatasetSourceFields, sf_bytes));
+  VIGILO_ASSIGN_OR_RETURN(ObjectRef sf_ref, sink_(key_prefix_ + "source-fields.json",
+                                                  StorageFormat::kDatasetSourceFields, source_fields_bytes_));
   WrittenDataset out;
   DatasetManifest& m = out.manifest;
   m.dataset_id = source_fields_.dataset_id();

@@ -85,6 +85,7 @@ Result<CaseHash> DatasetIdentityBuilder::AddCase(const json::Value& source) {
   dataset_hasher_.Update(bytes);
   membership_hasher_.Update(std::span<const uint8_t>(typed.id.bytes()));
   membership_hasher_.Update(std::span<const uint8_t>(hash));
+  last_case_id_ = typed.id;
   ++count_;
   return hash;
 }

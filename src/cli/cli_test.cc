@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +97,66 @@ TEST(CliTest, HashMatchesReferenceTools) {
   EXPECT_EQ(stdin_hash.out, "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85  -\n");
   CliRun missing = Vigilo("hash /nonexistent");
   EXPECT_EQ(missing.exit_code, 8);
+}
+
+// A DuckDB-written file from the parquet tests (200 rows, one row group).
+const std::string kDuckDbFile = std::string(VIGILO_SOURCE_DIR) + "/src/parquet/testdata/duckdb_v1_snappy.parquet";
+
+TEST(CliTest, ParquetInspectDescribesTheFile) {
+  CliRun r = Vigilo("parquet inspect " + kDuckDbFile);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"created_by\":\"DuckDB version v1.5.6", 0), 0u) << r.out.substr(0, 80);
+  EXPECT_NE(r.out.find("\"num_rows\":200,\"row_groups\":[{"), std::string::npos);
+  EXPECT_NE(r.out.find("{\"max_definition_level\":3,\"max_repetition_level\":1,\"path\":\"vec.list.element\","
+                       "\"physical_type\":\"FLOAT\",\"shape\":\"list\"}"),
+            std::string::npos);
+  EXPECT_EQ(r.out.back(), '\n');
+}
+
+TEST(CliTest, ParquetCatPrintsJsonLines) {
+  CliRun r = Vigilo("parquet cat " + kDuckDbFile + " --columns id,name --row-group 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 49), "{\"id\":0,\"name\":null}\n{\"id\":1,\"name\":\"name-1-\xc3\xa9\"}\n");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 200);
+  CliRun all = Vigilo("parquet cat " + kDuckDbFile);
+  EXPECT_NE(all.out.find("\"vec\":[1.0,null,3.0]"), std::string::npos);
+}
+
+TEST(CliTest, ParquetErrorsAreSpecific) {
+  CliRun group = Vigilo("parquet cat " + kDuckDbFile + " --row-group 99");
+  EXPECT_EQ(group.exit_code, 8);
+  EXPECT_EQ(group.err, "vigilo: not_found: row group 99 does not exist (the file has 1)\n");
+  CliRun column = Vigilo("parquet cat " + kDuckDbFile + " --columns nope");
+  EXPECT_EQ(column.err, "vigilo: not_found: no top-level column \"nope\"\n");
+  std::string truncated = TempPath("truncated.parquet");
+  WriteFile(truncated, ReadFile(kDuckDbFile).substr(0, 1000));
+  CliRun cut = Vigilo("parquet inspect " + truncated);
+  EXPECT_EQ(cut.exit_code, 3);
+  EXPECT_EQ(cut.err, "vigilo: parse_error: file does not end with PAR1 (at byte 996)\n");
+  EXPECT_EQ(cut.out, "");
+}
+
+// Two cases with one id: `dataset pack` fails and publishes no manifest.
+TEST(CliTest, DatasetPackRefusesRepeatedCaseIds) {
+  std::string doc = TempPath("dup.json");
+  WriteFile(doc, R"({"cases":[{"id":"00000000-0000-4000-8000-000000000001","input":{"prompt":"a"}},)"
+                 R"({"id":"00000000-0000-4000-8000-000000000002","input":{"prompt":"b"}},)"
+                 R"({"id":"00000000-0000-4000-8000-000000000001","input":{"prompt":"c"}}],"dataset_id":"dup"})");
+  std::string out = TempPath("dup-store");
+  std::filesystem::remove_all(out);
+  CliRun r = Vigilo("dataset pack " + doc + " --out " + out + " --attempt 0f8e5c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err,
+            "vigilo: invalid_format: $.cases[2].id: case id 00000000-0000-4000-8000-000000000001 at ordinal 2 "
+            "repeats the id of ordinal 0 (1 case repeats an earlier id)\n");
+  EXPECT_EQ(r.out, "");
+  bool manifest = false;
+  if (std::filesystem::exists(out)) {
+    for (auto& e : std::filesystem::recursive_directory_iterator(out)) {
+      manifest |= e.path().filename() == "manifest.json";
+    }
+  }
+  EXPECT_FALSE(manifest);
 }
 
 TEST(CliTest, UsageErrors) {

@@ -1,6 +1,7 @@
 // `vigilo dataset identity FILE`, `vigilo dataset pack FILE --out DIR` and
 // `vigilo dataset verify ROOT_REF --store DIR`.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,17 @@ struct PackArgs {
   std::string alias = "local";
   uint64_t max_cases = cases::BatchLimits{}.max_cases;
   uint64_t max_bytes = cases::BatchLimits{}.max_bytes;
+  std::string scratch;
 };
+
+// Where the duplicate-ID sort spills: --scratch, else the system temporary
+// directory ($TMPDIR or /tmp).
+std::filesystem::path ScratchDir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  return ec ? std::filesystem::path("/tmp") : tmp;
+}
 
 Status Pack(const PackArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(Uuid attempt, Uuid::Parse(args.attempt));
@@ -42,9 +53,11 @@ Status Pack(const PackArgs& args) {
     VIGILO_RETURN_IF_ERROR(store::CreateIfAbsent(args.out, key, bytes).status());
     return cases::ObjectRef::ForBytes(args.alias, key, schema, bytes);
   };
+  cases::BudgetConfig budget = cases::BudgetConfig::Defaults();
+  budget.case_batch_max_cases = args.max_cases;
+  budget.case_batch_max_bytes = args.max_bytes;
   VIGILO_ASSIGN_OR_RETURN(cases::DatasetWriter writer,
-                          cases::DatasetWriter::Start(std::move(sf), cases::BatchLimits{args.max_cases, args.max_bytes},
-                                                      cases::IndexLimits{}, prefix, sink));
+                          cases::DatasetWriter::Start(std::move(sf), budget, ScratchDir(args.scratch), prefix, sink));
   VIGILO_ASSIGN_OR_RETURN(auto second, FileByteSource::Open(args.file));
   VIGILO_RETURN_IF_ERROR(cases::ForEachDatasetCase(*second, limits, [&](const json::Value& c) {
     return writer.AddCase(c);
@@ -55,7 +68,7 @@ Status Pack(const PackArgs& args) {
 
 // Reads the dataset a root reference names from a local directory store and
 // verifies all of it (cases::ReadDataset); prints what it found.
-Status Verify(const std::string& root_ref_file, const std::string& store_dir) {
+Status Verify(const std::string& root_ref_file, const std::string& store_dir, const std::string& scratch) {
   VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(root_ref_file));
   std::string text;
   char buf[4096];
@@ -72,7 +85,7 @@ Status Verify(const std::string& root_ref_file, const std::string& store_dir) {
     return store::ReadObject(store_dir, ref.key, max_bytes);
   };
   VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary summary,
-                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), fetch));
+                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), ScratchDir(scratch), fetch));
   json::Object o;
   o.Set("batch_count", json::Value::Uint(summary.batch_count));
   o.Set("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
@@ -116,17 +129,20 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   pack->add_option("--alias", args->alias, "Storage alias recorded in references (default local)");
   pack->add_option("--max-cases", args->max_cases, "Cases per batch (default 100)");
   pack->add_option("--max-bytes", args->max_bytes, "Encoded bytes per batch (default 8 MiB)");
+  pack->add_option("--scratch", args->scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
 
   auto root_file = std::make_shared<std::string>();
   auto store_dir = std::make_shared<std::string>();
+  auto verify_scratch = std::make_shared<std::string>();
   auto* verify = dataset->add_subcommand(
       "verify", "Read a packed dataset from its root reference and verify every object, record and identity");
   verify->add_option("root", *root_file, "File holding the manifest's object reference (as `pack` prints it)")
       ->required();
   verify->add_option("--store", *store_dir, "Directory the objects were packed into")->required();
-  verify->callback([root_file, store_dir, action] {
-    *action = [root_file, store_dir] { return Verify(*root_file, *store_dir); };
+  verify->add_option("--scratch", *verify_scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
+  verify->callback([root_file, store_dir, verify_scratch, action] {
+    *action = [root_file, store_dir, verify_scratch] { return Verify(*root_file, *store_dir, *verify_scratch); };
   });
 }
 

@@ -7,6 +7,7 @@
 // index level at a time.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -34,9 +35,12 @@ struct ReadDatasetSummary {
 // wrong bytes, InvalidFormat for a broken structure), LimitExceeded when the
 // recorded batch policy does not fit `budget` (AdmitBatchPolicy) or an object
 // exceeds its cap, and IntegrityError when a recomputed identity differs from
-// the manifest. `on_case`, if set, sees each record in ordinal order.
+// the manifest. Case ids must be unique: the check spills to `scratch_dir`
+// within the budget's external-sort and validation-spool bytes
+// (InvalidFormat at `$.cases[j].id` for the first repeat). `on_case`, if
+// set, sees each record in ordinal order (before uniqueness is known).
 Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const BudgetConfig& budget,
-                                       const ObjectBytesFetch& fetch,
+                                       const std::filesystem::path& scratch_dir, const ObjectBytesFetch& fetch,
                                        const std::function<Status(const CaseRecord&)>& on_case = {});
 
 }  // namespace vigilo::cases

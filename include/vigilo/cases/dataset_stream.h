@@ -15,7 +15,10 @@ namespace vigilo::cases {
 
 struct DatasetStreamLimits {
   size_t max_case_bytes = 8u << 20;    // one encoded case (the batch budget bounds it anyway)
-  size_t max_field_bytes = 8u << 20;   // one top-level field; source fields are capped at 8 MiB
+  size_t max_field_bytes = 8u << 20;   // one top-level field, as input bytes
+  // All top-level fields together, as canonical bytes (the source-fields
+  // object's budget), so pass one holds at most this plus one field.
+  size_t max_source_fields_bytes = 8u << 20;
   json::TokenizerOptions tokenizer;    // 256 KiB window by default
 };
 

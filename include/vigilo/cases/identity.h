@@ -37,6 +37,11 @@ class DatasetIdentityBuilder {
   // Validates the next case and folds it into all three identities; returns its normalized hash.
   Result<CaseHash> AddCase(const json::Value& source);
 
+  // The id of the case the last successful AddCase took (for the
+  // duplicate-ID check, which needs ids without re-validating the case).
+  const Uuid& last_case_id() const { return last_case_id_; }
+  uint64_t case_count() const { return count_; }
+
   Result<DatasetIdentity> Finish();
 
  private:
@@ -46,6 +51,7 @@ class DatasetIdentityBuilder {
   bool cases_present_;
   bool finished_ = false;
   uint64_t count_ = 0;
+  Uuid last_case_id_;
   Blake3Hasher dataset_hasher_;
   Blake3Hasher membership_hasher_;
 };
