@@ -159,6 +159,36 @@ TEST(CliTest, DatasetPackRefusesRepeatedCaseIds) {
   EXPECT_FALSE(manifest);
 }
 
+// A small valid manifest (the model of ivf/manifest_test.cc, written out).
+const char* const kManifest =
+    R"({"artifact-uuid":"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9","format-version":1,)"
+    R"("hierarchy":{"centroids":{"path":"centroids.parquet","sha256":")" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    R"(","size":100},"cid-offsets":[0,2]},)"
+    R"("index":{"dimension":4,"encoding":"lvq8","metric":"l2_squared","nlist":2,"ntotal":3,)"
+    R"("source-key":[{"name":"id","type":"long"}],"vector-field":"vector"},)"
+    R"("postings":{"files":[{"cid-bucket":0,"max-cid":1,"min-cid":0,)"
+    R"("path":"ivf_postings/cid_bucket=000000/part-000000.parquet","rows":3,"sha256":")"
+    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" R"(","size":200}]}})";
+
+TEST(CliTest, IndexValidateChecksTheManifest) {
+  std::string good = TempPath("manifest.json");
+  WriteFile(good, kManifest);
+  CliRun ok = Vigilo("index validate " + good);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out,
+            "{\"artifact-uuid\":\"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\",\"dimension\":4,\"encoding\":\"lvq8\","
+            "\"level\":\"manifest\",\"metric\":\"l2_squared\",\"nlist\":2,\"ntotal\":3,\"postings-files\":1,"
+            "\"roots\":1,\"source\":false,\"valid\":true}\n");
+  std::string bad = TempPath("bad-manifest.json");
+  std::string text = kManifest;
+  text.replace(text.find("\"rows\":3"), 8, "\"rows\":2");
+  WriteFile(bad, text);
+  CliRun r = Vigilo("index validate " + bad);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err, "vigilo: invalid_format: " + bad + ": $.postings.files: postings rows sum to 2; ntotal is 3\n");
+  EXPECT_EQ(Vigilo("index validate " + TempPath("absent.json")).exit_code, 8);
+}
+
 TEST(CliTest, UsageErrors) {
   EXPECT_EQ(Vigilo("").exit_code, kExitUsage);
   EXPECT_EQ(Vigilo("frobnicate").exit_code, kExitUsage);

@@ -21,5 +21,6 @@ void RegisterHashCommand(CLI::App& app, Action* action);
 void RegisterJsonCommands(CLI::App& app, Action* action);
 void RegisterDatasetCommands(CLI::App& app, Action* action);
 void RegisterParquetCommands(CLI::App& app, Action* action);
+void RegisterIndexCommands(CLI::App& app, Action* action);
 
 }  // namespace vigilo::cli

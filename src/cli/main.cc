@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterJsonCommands(app, &action);
   vigilo::cli::RegisterDatasetCommands(app, &action);
   vigilo::cli::RegisterParquetCommands(app, &action);
+  vigilo::cli::RegisterIndexCommands(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,110 @@
+// The publication manifest (docs/format/publication-v1.md §2): the model,
+// its strict decoder (every rule that needs only the manifest bytes) and its
+// canonical encoder.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/common/uuid.h"
+#include "vigilo/ivf/types.h"
+#include "vigilo/json/value.h"
+
+namespace vigilo::ivf {
+
+inline constexpr size_t kMaxManifestBytes = 64u << 20;
+inline constexpr uint64_t kMaxDimension = 65536;
+inline constexpr uint64_t kMaxRoots = 1'000'000;
+inline constexpr size_t kMaxSourceKeyFields = 16;
+
+struct ObjectDescriptor {
+  std::string path;
+  uint64_t size = 0;
+  std::string sha256;  // 64 lowercase hex digits
+  friend bool operator==(const ObjectDescriptor&, const ObjectDescriptor&) = default;
+};
+
+struct Field {
+  std::string name;
+  ColumnType type;
+  friend bool operator==(const Field&, const Field&) = default;
+};
+
+struct IndexSpec {
+  std::string vector_field;
+  Metric metric = Metric::kL2Squared;
+  Encoding encoding = Encoding::kLvq8;
+  uint64_t dimension = 0;
+  uint64_t nlist = 0;
+  uint64_t ntotal = 0;
+  std::vector<Field> source_key;
+  friend bool operator==(const IndexSpec&, const IndexSpec&) = default;
+};
+
+struct Hierarchy {
+  std::vector<uint64_t> cid_offsets;  // roots + 1 entries, 0 … nlist
+  ObjectDescriptor centroids;
+  uint64_t roots() const { return cid_offsets.empty() ? 0 : cid_offsets.size() - 1; }
+  friend bool operator==(const Hierarchy&, const Hierarchy&) = default;
+};
+
+struct PostingsFile {
+  ObjectDescriptor object;
+  uint64_t cid_bucket = 0;
+  uint64_t min_cid = 0;
+  uint64_t max_cid = 0;
+  uint64_t rows = 0;
+  friend bool operator==(const PostingsFile&, const PostingsFile&) = default;
+};
+
+struct SourceFile {
+  ObjectDescriptor object;
+  uint64_t row_begin = 0;
+  uint64_t row_end = 0;
+  friend bool operator==(const SourceFile&, const SourceFile&) = default;
+};
+
+struct SourceSpec {
+  uint64_t rows = 0;
+  uint64_t row_group_rows = 0;
+  std::vector<Field> columns;
+  std::string key;
+  std::vector<SourceFile> files;
+  friend bool operator==(const SourceSpec&, const SourceSpec&) = default;
+};
+
+struct Manifest {
+  Uuid artifact_uuid;
+  IndexSpec index;
+  Hierarchy hierarchy;
+  std::vector<PostingsFile> postings;
+  std::optional<SourceSpec> source;
+  friend bool operator==(const Manifest&, const Manifest&) = default;
+};
+
+// Parses and validates manifest.json: strict JSON (≤ 64 MiB), then every
+// rule of publication-v1.md §2. Errors are InvalidFormat (OutOfRange for an
+// integer beyond its bound, ParseError for broken JSON, LimitExceeded for
+// size) with the JSON path of the offending member.
+Result<Manifest> ParseManifest(std::string_view bytes);
+
+// The §2 rules over an already-built model (ParseManifest runs it too; the
+// builder runs it on what it is about to write).
+Status ValidateManifest(const Manifest& manifest);
+
+json::Value ManifestToJson(const Manifest& manifest);
+// Validates, then writes the canonical JSON followed by one LF.
+Result<std::string> EncodeManifest(const Manifest& manifest);
+
+// Path rules (§2.7, P-PATH-01…04) for one object path.
+Status ValidateObjectPath(std::string_view path);
+// Column-name rules (P-NAME-01).
+Status ValidateColumnName(std::string_view name);
+// "ivf_postings/cid_bucket=000042/"
+std::string PostingsBucketPrefix(uint64_t bucket);
+
+}  // namespace vigilo::ivf
