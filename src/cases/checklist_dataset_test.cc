@@ -182,7 +182,7 @@ TEST_F(ChecklistDatasetTest, TheIndexWalkChecksKindLevelRangeAndDepth) {
   OrdinalIndexPage run_kind = original;
   run_kind.kind = IndexKind::kRunChunks;
   ReplaceRootPage(run_kind);
-  EXPECT_TRUE(Fails(Read(), StatusCode::kInvalidFormat, root_key, "kind run-chunks"));
+  EXPECT_TRUE(Fails(Read(), StatusCode::kInvalidFormat, root_key, "wrong kind (run-chunks)"));
 
   // A child entry that names a page with another range (the first leaf twice).
   OrdinalIndexPage swapped = original;

@@ -225,7 +225,7 @@ TEST(ChecklistIndexLookupTest, InvalidLevelTransitionsFailClosed) {
   IndexLimits narrow;
   narrow.max_entries = 1;
   EXPECT_TRUE(Fails(LookupOrdinal(root, IndexKind::kDatasetBatches, 35, narrow, store.Fetch()).status(),
-                    StatusCode::kLimitExceeded, "$.entries", "2 entries; the limit is 1"));
+                    StatusCode::kLimitExceeded, root.object.key, "2 entries; the limit is 1"));
 }
 
 // V-IDX-09: "each index descriptor must fit its page": one entry that cannot

@@ -37,17 +37,10 @@ class DatasetWalk {
       return LimitExceeded("index deeper than " + std::to_string(budget_.index_max_height) + " pages")
           .WithPath(expected.object.key);
     }
-    VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, Fetch(expected.object, budget_.page_max_bytes));
-    VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page, OrdinalIndexPage::Decode(object));
     IndexLimits limits{budget_.page_max_entries, budget_.page_max_bytes, static_cast<int32_t>(budget_.index_max_height)};
-    VIGILO_RETURN_IF_ERROR(page.ValidateWithin(limits).WithPath(expected.object.key));
-    if (page.kind != IndexKind::kDatasetBatches) {
-      return InvalidFormat("dataset index page has kind run-chunks").WithPath(expected.object.key);
-    }
-    if (page.level != level || page.range_start != expected.range_start || page.range_end != expected.range_end) {
-      return InvalidFormat("index page does not match the level and range its parent names")
-          .WithPath(expected.object.key);
-    }
+    ObjectFetch fetch = [this](const ObjectRef& ref) { return Fetch(ref, budget_.page_max_bytes); };
+    VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page,
+                            FetchChildPage(expected, level, IndexKind::kDatasetBatches, limits, fetch));
     ++summary_->index_page_count;
     for (const IndexEntry& entry : page.entries) {
       if (page.level == 0) {

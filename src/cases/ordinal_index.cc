@@ -291,30 +291,39 @@ Result<IndexRootDescriptor> OrdinalIndexBuilder::Finish() {
   }
 }
 
+Result<OrdinalIndexPage> FetchChildPage(const IndexEntry& expected, int32_t level, IndexKind kind,
+                                        const IndexLimits& limits, const ObjectFetch& fetch) {
+  // The parent's reference bounds and names the child: refuse an oversized
+  // page before fetching, and bytes verified against any other reference.
+  if (expected.object.byte_count > limits.max_page_bytes) {
+    return LimitExceeded("index page of " + std::to_string(expected.object.byte_count) + " bytes exceeds its " +
+                         std::to_string(limits.max_page_bytes) + "-byte budget")
+        .WithPath(expected.object.key);
+  }
+  VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, fetch(expected.object));
+  if (!(object.ref() == expected.object)) {
+    return IntegrityError("fetched page was verified against another reference").WithPath(expected.object.key);
+  }
+  VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page, OrdinalIndexPage::Decode(object));
+  VIGILO_RETURN_IF_ERROR(page.ValidateWithin(limits).WithPath(expected.object.key));
+  if (page.kind != kind) {
+    return InvalidFormat("index page has the wrong kind (" + std::string(IndexKindName(page.kind)) + ")")
+        .WithPath(expected.object.key);
+  }
+  if (page.level != level || page.range_start != expected.range_start || page.range_end != expected.range_end) {
+    return InvalidFormat("index page does not match the level and range its parent names")
+        .WithPath(expected.object.key);
+  }
+  return page;
+}
+
 Result<IndexEntry> LookupOrdinal(const IndexRootDescriptor& root, IndexKind kind, int32_t ordinal,
                                  const IndexLimits& limits, const ObjectFetch& fetch) {
   VIGILO_RETURN_IF_ERROR(root.Validate(limits));
   IndexEntry current{root.range_start, root.range_end, root.object};
   int32_t level = root.level;
   for (int32_t depth = 0; depth < limits.max_height; ++depth) {
-    // The parent's reference bounds and names the child: refuse an oversized
-    // page before fetching, and bytes verified against any other reference.
-    if (current.object.byte_count > limits.max_page_bytes) {
-      return LimitExceeded("index page of " + std::to_string(current.object.byte_count) + " bytes exceeds the " +
-                           std::to_string(limits.max_page_bytes) + "-byte page budget")
-          .WithPath(current.object.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, fetch(current.object));
-    if (!(object.ref() == current.object)) {
-      return IntegrityError("fetched page was verified against another reference").WithPath(current.object.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page, OrdinalIndexPage::Decode(object));
-    VIGILO_RETURN_IF_ERROR(page.ValidateWithin(limits));
-    if (page.kind != kind) return InvalidFormat("index page has the wrong kind").WithPath(current.object.key);
-    if (page.level != level || page.range_start != current.range_start || page.range_end != current.range_end) {
-      return InvalidFormat("index page does not match the level and range its parent names")
-          .WithPath(current.object.key);
-    }
+    VIGILO_ASSIGN_OR_RETURN(OrdinalIndexPage page, FetchChildPage(current, level, kind, limits, fetch));
     VIGILO_ASSIGN_OR_RETURN(const IndexEntry* entry, page.Find(ordinal));
     if (page.level == 0) return *entry;
     current = *entry;

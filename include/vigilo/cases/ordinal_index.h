@@ -111,6 +111,12 @@ class OrdinalIndexBuilder {
 
 // Walks root to leaf for `ordinal`, verifying each page against its parent,
 // and returns the leaf entry (a case batch or run-chunk page reference).
+// Fetches the page a parent entry (or root descriptor) names and checks it
+// against that parent: the byte cap before fetching, the verified reference,
+// strict decode, ValidateWithin(limits), the kind, the level and the range.
+Result<OrdinalIndexPage> FetchChildPage(const IndexEntry& expected, int32_t level, IndexKind kind,
+                                        const IndexLimits& limits, const ObjectFetch& fetch);
+
 Result<IndexEntry> LookupOrdinal(const IndexRootDescriptor& root, IndexKind kind, int32_t ordinal,
                                  const IndexLimits& limits, const ObjectFetch& fetch);
 
