@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "vigilo/common/paths.h"
 #include "vigilo/common/utf8.h"
 #include "vigilo/ivf/manifest.h"
 
@@ -12,7 +13,6 @@ namespace vigilo::ivf {
 namespace {
 
 constexpr uint64_t kMaxCid = 2147483647;
-constexpr size_t kMaxPathBytes = 1024;
 constexpr size_t kMaxNameBytes = 255;
 constexpr size_t kMaxSourceColumns = 4096;
 
@@ -24,11 +24,6 @@ Status InRange(uint64_t v, uint64_t lo, uint64_t hi, std::string path) {
   if (v >= lo && v <= hi) return Status::Ok();
   return OutOfRange("must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(v))
       .WithPath(std::move(path));
-}
-
-bool IsPathByte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '~' || c == '=' || c == '+' || c == '-' || c == '/';
 }
 
 Status ValidateDescriptor(const ObjectDescriptor& d, const std::string& path) {
@@ -239,24 +234,7 @@ std::string PostingsBucketPrefix(uint64_t bucket) {
 }
 
 Status ValidateObjectPath(std::string_view path) {
-  if (path.empty() || path.size() > kMaxPathBytes) return InvalidFormat("a path must be 1 to 1024 bytes");
-  for (char c : path) {
-    if (!IsPathByte(c)) {
-      return InvalidFormat("a path may contain only A-Z a-z 0-9 . _ ~ = + - and /, found " +
-                           (c >= 0x21 && c < 0x7f ? "'" + std::string(1, c) + "'" : std::string("a byte outside that set")) +
-                           " in \"" + std::string(path) + "\"");
-    }
-  }
-  size_t start = 0;
-  while (true) {
-    size_t slash = path.find('/', start);
-    std::string_view segment = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (segment.empty() || segment == "." || segment == "..") {
-      return InvalidFormat("path \"" + std::string(path) + "\" has an empty, '.' or '..' segment");
-    }
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
+  VIGILO_RETURN_IF_ERROR(ValidatePublicationPath(path));  // docs/format/names.md
   if (path == "manifest.json") return InvalidFormat("manifest.json cannot be an object path");
   return Status::Ok();
 }
