@@ -1,0 +1,87 @@
+// k-means for the IVF builder: exact nearest-centroid assignment, Lloyd's
+// algorithm and the two-level (roots → leaves) hierarchy
+// (docs/format/ivf-build-algorithms.md).
+//
+// All matrices are float32, row-major, n × d. Results are deterministic for a
+// given seed: identical bytes for any thread count and block size (blocks and
+// reductions have a fixed order, assignment is decided in double precision).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "vigilo/common/result.h"
+
+namespace vigilo::ivf {
+
+struct AssignOptions {
+  uint32_t threads = 1;
+  // Rows per sgemm block and centroids per tile: each thread holds
+  // block_rows × min(k, block_centroids) floats of dot products.
+  size_t block_rows = 1024;
+  size_t block_centroids = 4096;
+};
+
+struct Assignment {
+  std::vector<uint32_t> labels;   // m
+  std::vector<double> distances;  // m, squared L2 to the chosen centroid
+};
+
+// The nearest centroid of every row under squared L2, decided as
+// argmin_j Σ_i ((double)x_i - (double)c_ji)² summed in element order, ties
+// to the lowest j. sgemm (‖x‖² - 2x·c + ‖c‖²) only screens: every centroid
+// whose screened distance could be within its rigorous float error bound of
+// the best is recomputed in double. InvalidArgument for mismatched sizes,
+// d = 0, k = 0, k ≥ 2^32 or a NaN/Inf value.
+Result<Assignment> AssignNearest(std::span<const float> data, size_t m, size_t d, std::span<const float> centroids,
+                                 size_t k, const AssignOptions& options = {});
+
+struct KMeansOptions {
+  uint32_t iterations = 10;  // Lloyd iterations (assign + update); 0 returns the k-means++ seeds
+  uint64_t seed = 0;
+  uint32_t threads = 1;
+  size_t block_rows = 1024;
+  size_t block_centroids = 4096;
+};
+
+struct KMeansResult {
+  std::vector<float> centroids;  // k × d
+  double inertia = 0;            // Σ distances of the last assignment (before the last update)
+  uint64_t reseeded = 0;         // empty clusters re-seeded over all iterations
+};
+
+// k-means++ seeding (D² weights, on a uniform subsample of min(n, 32k)
+// points), then Lloyd iterations; an
+// empty cluster takes the point of the largest cluster farthest from that
+// cluster's centroid. InvalidArgument unless 1 ≤ k ≤ n, or for bad sizes or
+// NaN/Inf values.
+Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, size_t k,
+                            const KMeansOptions& options = {});
+
+struct TrainedHierarchy {
+  std::vector<float> root_centroids;  // roots × d
+  std::vector<float> leaf_centroids;  // nlist × d, root by root; leaf CID = row
+  std::vector<uint32_t> cid_offsets;  // roots + 1: root r owns leaves [cid_offsets[r], cid_offsets[r+1])
+};
+
+// k-means with `roots` clusters on the sample, the sample assigned to roots,
+// leaves apportioned to roots (ApportionLeaves), then k-means inside each
+// root's points. The root k-means uses DeriveSeed(seed, 0), root r's leaves
+// DeriveSeed(seed, r + 1). Requires 1 ≤ roots ≤ nlist ≤ n < 2^31.
+Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n, size_t d, uint32_t roots, uint32_t nlist,
+                                 uint32_t iterations, uint64_t seed, uint32_t threads);
+
+// Leaves per root, proportional to population, each ≥ 1 and ≤ max(1,
+// population), summing to exactly nlist: largest-remainder apportionment in
+// exact integer arithmetic, ties to the lowest root index. Requires
+// 1 ≤ roots ≤ nlist ≤ Σ max(1, population) and Σ population, nlist < 2^31.
+Result<std::vector<uint32_t>> ApportionLeaves(std::span<const uint64_t> populations, uint32_t nlist);
+
+// Defaults: nlist = round(4·√ntotal) clamped to [1, max(1, ntotal)];
+// roots = round(√nlist) clamped to [1, nlist].
+uint32_t DefaultNlist(uint64_t ntotal);
+uint32_t DefaultRoots(uint32_t nlist);
+
+}  // namespace vigilo::ivf
