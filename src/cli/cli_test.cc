@@ -173,7 +173,7 @@ const char* const kManifest =
 TEST(CliTest, IndexValidateChecksTheManifest) {
   std::string good = TempPath("manifest.json");
   WriteFile(good, kManifest);
-  CliRun ok = Vigilo("index validate " + good);
+  CliRun ok = Vigilo("index validate --manifest-only " + good);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out,
             "{\"artifact-uuid\":\"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\",\"dimension\":4,\"encoding\":\"lvq8\","
@@ -183,10 +183,15 @@ TEST(CliTest, IndexValidateChecksTheManifest) {
   std::string text = kManifest;
   text.replace(text.find("\"rows\":3"), 8, "\"rows\":2");
   WriteFile(bad, text);
-  CliRun r = Vigilo("index validate " + bad);
+  CliRun r = Vigilo("index validate --manifest-only " + bad);
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_EQ(r.err, "vigilo: invalid_format: " + bad + ": $.postings.files: postings rows sum to 2; ntotal is 3\n");
   EXPECT_EQ(Vigilo("index validate " + TempPath("absent.json")).exit_code, 8);
+  // Without --manifest-only the objects are read: centroids.parquet is not there.
+  CliRun objects = Vigilo("index validate " + good);
+  EXPECT_EQ(objects.exit_code, 8);
+  EXPECT_NE(objects.err.find("centroids.parquet"), std::string::npos) << objects.err;
+  EXPECT_EQ(Vigilo("index validate --manifest-only --deep " + good).exit_code, kExitUsage);
 }
 
 TEST(CliTest, UsageErrors) {

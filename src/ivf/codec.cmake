@@ -15,7 +15,8 @@ set_source_files_properties(${VIGILO_CODEC_SOURCES} PROPERTIES COMPILE_OPTIONS -
 find_library(VIGILO_OPENBLAS_LIBRARY NAMES openblas REQUIRED)
 find_path(VIGILO_OPENBLAS_INCLUDE_DIR openblas_config.h
   PATH_SUFFIXES openblas-pthread openblas openblas-openmp openblas-serial REQUIRED)
-target_include_directories(vigilo_ivf PRIVATE ${VIGILO_OPENBLAS_INCLUDE_DIR})
+# SYSTEM: its headers use C99 _Complex, which clang -Wpedantic reports in C++.
+target_include_directories(vigilo_ivf SYSTEM PRIVATE ${VIGILO_OPENBLAS_INCLUDE_DIR})
 find_package(Threads REQUIRED)  # the k-means block workers
 target_link_libraries(vigilo_ivf PUBLIC ${VIGILO_OPENBLAS_LIBRARY} Threads::Threads)
 

@@ -1,0 +1,83 @@
+// Writes a publication's objects (publication-v1.md §3) into a directory:
+// centroids, postings files laid out by bucket with one CID per row group,
+// and the manifest last. Every object is streamed through
+// store::LocalObjectWriter, so its size and SHA-256 come from the bytes
+// written, it is fsynced, and an existing path is never overwritten.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/ivf/input.h"
+#include "vigilo/ivf/lvq.h"
+#include "vigilo/ivf/manifest.h"
+#include "vigilo/parquet/metadata.h"
+#include "vigilo/parquet/writer.h"
+
+namespace vigilo::ivf {
+
+struct PostingsLayout {
+  uint64_t max_row_group_rows = 65536;  // a larger CID is split over row groups
+  uint64_t max_file_bytes = 64u << 20;  // a file is closed before it would exceed this
+  parquet::CompressionCodec codec = parquet::CompressionCodec::kUncompressed;
+};
+
+// The postings rows of one leaf CID, column-wise.
+struct LeafRows {
+  KeyColumn keys;                 // one key per row, of the index's key type
+  std::vector<LvqParams> params;  // one per row
+  std::vector<uint8_t> codes;     // rows × CodeBytes(encoding, dimension)
+  size_t rows() const { return params.size(); }
+};
+
+// The Parquet column for a manifest field (publication-v1.md §3.1).
+Result<parquet::ColumnSpec> ParquetColumnFor(const Field& field, bool optional);
+
+// centroids.parquet: one row per leaf (cid = row), one row group per root;
+// `centroids` are the LVQ8 rows of the nlist leaf centroids.
+Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vector<uint64_t>& cid_offsets,
+                                        const LvqRows& centroids, uint64_t dimension,
+                                        parquet::CompressionCodec codec);
+
+class PostingsWriter {
+ public:
+  // The index must name exactly one source-key field (the builder's key).
+  static Result<std::unique_ptr<PostingsWriter>> Open(std::string root, const IndexSpec& index,
+                                                      std::vector<uint64_t> cid_offsets, PostingsLayout layout);
+  ~PostingsWriter();
+
+  // Leaves in strictly ascending CID order, each with ≥ 1 row.
+  Status AddLeaf(uint32_t cid, const LeafRows& rows);
+  // Closes the last file; the descriptors in manifest order.
+  Result<std::vector<PostingsFile>> Finish();
+
+ private:
+  struct OpenFile;
+  PostingsWriter(std::string root, IndexSpec index, std::vector<uint64_t> cid_offsets, PostingsLayout layout,
+                 std::vector<parquet::ColumnSpec> columns);
+  Status OpenNext(uint64_t bucket);
+  Status CloseFile();
+  Status WriteRowGroup(uint32_t cid, const LeafRows& rows, size_t begin, size_t end);
+
+  std::string root_;
+  IndexSpec index_;
+  std::vector<uint64_t> cid_offsets_;
+  PostingsLayout layout_;
+  std::vector<parquet::ColumnSpec> columns_;
+  size_t code_bytes_;
+  std::unique_ptr<OpenFile> file_;
+  uint64_t next_part_ = 0;  // in the current bucket
+  uint64_t bucket_ = 0;
+  int64_t last_cid_ = -1;
+  std::vector<PostingsFile> done_;
+};
+
+// Completes the manifest: derives artifact-uuid from its content
+// (publication-v1.md §2.2), validates it, and creates manifest.json
+// (create-if-absent: identical bytes are a replay, other bytes AlreadyExists).
+Result<Manifest> PublishManifest(const std::string& root, Manifest manifest);
+
+}  // namespace vigilo::ivf

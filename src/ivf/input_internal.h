@@ -1,0 +1,60 @@
+// Private to the build inputs: one opener per format and the checks they
+// share, so every format reports the same error for the same problem.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "vigilo/common/byte_source.h"
+#include "vigilo/ivf/input.h"
+
+namespace vigilo::ivf::input_internal {
+
+Result<std::unique_ptr<VectorInput>> OpenVecsInput(const std::string& path, const InputOptions& options,
+                                                   InputFormat format);
+Result<std::unique_ptr<VectorInput>> OpenNpyInput(const std::string& path, const InputOptions& options);
+Result<std::unique_ptr<VectorInput>> OpenJsonlInput(const std::string& path, const InputOptions& options);
+Result<std::unique_ptr<VectorInput>> OpenParquetInput(const std::string& path, const InputOptions& options);
+
+// Errors located in `path`, optionally at a byte offset.
+Status FormatError(const std::string& path, std::string message);
+Status FormatErrorAt(const std::string& path, uint64_t offset, std::string message);
+
+// Locates an error from a lower layer in `path` ("f.parquet: row_groups[0]…").
+Status InFile(const std::string& path, Status status);
+
+// InvalidFormat unless 1 ≤ dimension ≤ kMaxInputDimension.
+Status CheckDimension(const std::string& path, uint64_t dimension, const std::string& where);
+
+// InvalidFormat naming the row and element of the first NaN or infinity.
+Status CheckFinite(const std::string& path, std::span<const float> row, uint64_t row_index);
+
+// Converts one row of doubles to floats; InvalidFormat naming the row and
+// element of the first NaN, infinity or value beyond the float range.
+Status ConvertDoubleRow(const std::string& path, std::span<const double> row, float* out, uint64_t row_index);
+
+// "row 12" (the 0-based row position), the start of row error messages.
+std::string RowName(uint64_t row_index);
+
+// A file read front to back in pieces; Reopen starts again (a new pass).
+class SequentialFile {
+ public:
+  static Result<SequentialFile> Open(const std::string& path);
+
+  // Reads until `buf` is full or the file ends; returns the bytes read.
+  Result<size_t> ReadUpTo(std::span<char> buf);
+  Status Reopen();
+  uint64_t offset() const { return offset_; }  // bytes consumed so far
+  uint64_t size() const { return size_; }      // at open (0 for a non-regular file)
+
+ private:
+  explicit SequentialFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+  std::unique_ptr<FileByteSource> source_;
+  uint64_t offset_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace vigilo::ivf::input_internal

@@ -1,0 +1,250 @@
+// CheckPublicationObjects: a publication written by the publication writer
+// passes the footer and deep levels, and each §3 rule broken in a real file
+// fails with its specific error naming the object (and row group).
+#include "vigilo/ivf/publication_check.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "vigilo/common/byte_source.h"
+#include "vigilo/common/hex.h"
+#include "vigilo/hash/sha256.h"
+#include "vigilo/ivf/publication_writer.h"
+#include "vigilo/store/local_dir.h"
+
+namespace vigilo::ivf {
+namespace {
+
+using parquet::ColumnKind;
+using parquet::ColumnSpec;
+
+constexpr uint64_t kDim = 3;
+const std::vector<uint64_t> kOffsets = {0, 2, 5};
+
+class PublicationCheckTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = (std::filesystem::temp_directory_path() /
+             ("vigilo_check_" + std::to_string(::getpid()) + "_" +
+              testing::UnitTest::GetInstance()->current_test_info()->name()))
+                .string();
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+    Build();
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  // 5 leaves in roots [0,2) [2,5); leaves 0, 1 and 4 have postings (2 + 1 + 3 rows).
+  void Build() {
+    std::vector<float> leaves(5 * kDim);
+    for (size_t i = 0; i < leaves.size(); ++i) leaves[i] = static_cast<float>(i % 7);
+    auto lvq = EncodeLvqRows(Encoding::kLvq8, leaves, kDim);
+    ASSERT_TRUE(lvq.ok());
+    auto centroids = WriteCentroids(root_, kOffsets, *lvq, kDim, parquet::CompressionCodec::kUncompressed);
+    ASSERT_TRUE(centroids.ok());
+    m_.index = IndexSpec{"vector", Metric::kL2Squared, Encoding::kLvq8, kDim, 5, 6,
+                         {Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}};
+    m_.artifact_uuid = *Uuid::Parse("0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9");
+    m_.hierarchy = Hierarchy{kOffsets, *centroids};
+    auto w = PostingsWriter::Open(root_, m_.index, kOffsets, {});
+    ASSERT_TRUE(w.ok());
+    int64_t key = 0;
+    for (auto [cid, n] : {std::pair<uint32_t, size_t>{0, 2}, {1, 1}, {4, 3}}) {
+      LeafRows rows;
+      rows.keys.Clear(ColumnType{ColumnType::Kind::kLong, 0});
+      for (size_t i = 0; i < n; ++i) {
+        rows.keys.integers.push_back(key++);
+        rows.params.push_back(LvqParams{0, 1});
+      }
+      rows.codes.assign(n * kDim, 9);
+      ASSERT_TRUE((*w)->AddLeaf(cid, rows).ok());
+    }
+    auto files = (*w)->Finish();
+    ASSERT_TRUE(files.ok());
+    m_.postings = *files;
+    ASSERT_TRUE(ValidateManifest(m_).ok()) << ValidateManifest(m_).ToString();
+  }
+
+  Status Check(bool deep) {
+    DirectoryObjectReader reader(root_);
+    return CheckPublicationObjects(m_, reader, deep).status();
+  }
+
+  // Replaces the object at `path` by a file with these columns and row
+  // groups (each a list of rows: cid, key, offset, scale, code), and points
+  // the manifest's descriptor at the new bytes.
+  void ReplacePostings(size_t file, const std::vector<ColumnSpec>& columns,
+                       const std::vector<std::vector<int32_t>>& groups, size_t code_bytes = kDim) {
+    parquet::MemorySink sink;
+    auto w = parquet::FileWriter::Open(columns, {}, &sink);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    int64_t key = 0;
+    for (const auto& cids : groups) {
+      ASSERT_TRUE((*w)->BeginRowGroup().ok());
+      std::vector<int64_t> keys;
+      std::vector<float> zeros(cids.size(), 0.f);
+      std::string code(code_bytes, '\x01');
+      std::vector<std::string_view> codes(cids.size(), code);
+      for (size_t i = 0; i < cids.size(); ++i) keys.push_back(key++);
+      ASSERT_TRUE((*w)->WriteInt32(0, cids).ok());
+      size_t c = 1;
+      if (columns.size() == 5) {
+        ASSERT_TRUE((*w)->WriteInt64(c++, keys).ok());
+      }
+      ASSERT_TRUE((*w)->WriteFloat(c++, zeros).ok());
+      ASSERT_TRUE((*w)->WriteFloat(c++, zeros).ok());
+      ASSERT_TRUE((*w)->WriteByteArray(c, codes).ok());
+      ASSERT_TRUE((*w)->EndRowGroup().ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+    std::string bytes(sink.bytes().begin(), sink.bytes().end());
+    Overwrite(m_.postings[file].object, bytes);
+  }
+
+  void Overwrite(ObjectDescriptor& d, const std::string& bytes) {
+    std::filesystem::remove(root_ + "/" + d.path);
+    std::ofstream(root_ + "/" + d.path, std::ios::binary) << bytes;
+    Sha256Hasher h;
+    h.Update(bytes);
+    d.size = bytes.size();
+    d.sha256 = HexEncode(*h.Finalize());
+  }
+
+  std::string root_;
+  Manifest m_;
+};
+
+ColumnSpec Col(const char* name, ColumnKind kind) {
+  ColumnSpec c;
+  c.name = name;
+  c.kind = kind;
+  return c;
+}
+std::vector<ColumnSpec> PostingsColumns() {
+  return {Col("cid", ColumnKind::kInt32), Col("id", ColumnKind::kInt64), Col("offset", ColumnKind::kFloat),
+          Col("scale", ColumnKind::kFloat), Col("code", ColumnKind::kByteArray)};
+}
+
+::testing::AssertionResult Fails(const Status& s, StatusCode code, const std::string& path, const std::string& text) {
+  if (s.code() == code && s.path() == path && s.message().find(text) != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "expected " << StatusCodeName(code) << " at \"" << path << "\" with \""
+                                       << text << "\", got " << s.ToString() << " (path \"" << s.path() << "\")";
+}
+
+const char* const kBucket1 = "ivf_postings/cid_bucket=000001/part-000000.parquet";
+
+TEST_F(PublicationCheckTest, AWrittenPublicationPasses) {
+  DirectoryObjectReader reader(root_);
+  auto shallow = CheckPublicationObjects(m_, reader, false);
+  ASSERT_TRUE(shallow.ok()) << shallow.status().ToString();
+  EXPECT_EQ(shallow->objects, 3u);
+  EXPECT_EQ(shallow->row_groups, 2u + 2u + 1u);
+  auto deep = CheckPublicationObjects(m_, reader, true);
+  ASSERT_TRUE(deep.ok()) << deep.status().ToString();
+  EXPECT_GT(deep->bytes_read, shallow->bytes_read);
+}
+
+// P-OBJ-02 / size: the object's size must be the manifest's.
+TEST_F(PublicationCheckTest, SizeMismatchIsAnIntegrityError) {
+  m_.postings[1].object.size += 1;
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kIntegrityError, kBucket1, "; the manifest says"));
+}
+
+// P-OBJ-03 (deep): the whole-object SHA-256.
+TEST_F(PublicationCheckTest, DigestMismatchIsFoundByTheDeepLevel) {
+  m_.postings[1].object.sha256 = std::string(64, '0');
+  EXPECT_TRUE(Check(false).ok());
+  EXPECT_TRUE(Fails(Check(true), StatusCode::kIntegrityError, kBucket1, "does not match the manifest's 0000"));
+}
+
+TEST_F(PublicationCheckTest, ABrokenFooterIsAParseError) {
+  std::string bytes = *ReadFileToString(root_ + "/" + kBucket1, 1 << 20);
+  bytes[bytes.size() - 1] = 'X';
+  Overwrite(m_.postings[1].object, bytes);
+  Status s = Check(false);
+  EXPECT_EQ(s.code(), StatusCode::kParseError) << s.ToString();
+  EXPECT_EQ(s.path().substr(0, std::string(kBucket1).size()), kBucket1);
+}
+
+// P-POS-03: exactly one CID per row group.
+TEST_F(PublicationCheckTest, TwoCidsInARowGroupFail) {
+  ReplacePostings(0, PostingsColumns(), {{0, 1, 1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat,
+                    "ivf_postings/cid_bucket=000000/part-000000.parquet: row group 0",
+                    "holds CIDs 0 to 1; exactly one is allowed"));
+}
+
+// P-POS-05: row groups non-decreasing, first = min-cid, last = max-cid.
+TEST_F(PublicationCheckTest, RowGroupCidsMustMatchTheFileRange) {
+  ReplacePostings(0, PostingsColumns(), {{1}, {0, 0}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat,
+                    "ivf_postings/cid_bucket=000000/part-000000.parquet: row group 0",
+                    "first row group holds CID 1; the manifest's min-cid is 0"));
+  ReplacePostings(0, PostingsColumns(), {{0, 0}, {0}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat,
+                    "ivf_postings/cid_bucket=000000/part-000000.parquet: row group 1",
+                    "last row group holds CID 0; the manifest's max-cid is 1"));
+}
+
+// P-POS-06: the file's rows equal the descriptor's.
+TEST_F(PublicationCheckTest, RowCountMustMatchTheDescriptor) {
+  ReplacePostings(0, PostingsColumns(), {{0, 0}, {1, 1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "ivf_postings/cid_bucket=000000/part-000000.parquet",
+                    "file holds 4 rows; the manifest says 3"));
+}
+
+// P-POS-01: the column list and types.
+TEST_F(PublicationCheckTest, PostingsSchemaIsExact) {
+  auto columns = PostingsColumns();
+  columns.erase(columns.begin() + 1);  // no key column
+  ReplacePostings(0, columns, {{0, 0}, {1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "ivf_postings/cid_bucket=000000/part-000000.parquet",
+                    "expected 5 columns, found 4"));
+  columns = PostingsColumns();
+  columns[3].name = "scales";
+  ReplacePostings(0, columns, {{0, 0}, {1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "ivf_postings/cid_bucket=000000/part-000000.parquet",
+                    "column 3 must be scale (float, required): it is named \"scales\""));
+  columns = PostingsColumns();
+  columns[0].optional = true;
+  ReplacePostings(0, columns, {{0, 0}, {1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "ivf_postings/cid_bucket=000000/part-000000.parquet",
+                    "column 0 must be cid (int, required): it is not REQUIRED"));
+  columns = PostingsColumns();
+  columns[4].kind = ColumnKind::kString;
+  ReplacePostings(0, columns, {{0, 0}, {1}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "ivf_postings/cid_bucket=000000/part-000000.parquet",
+                    "column 4 must be code (binary, required): it is a string"));
+}
+
+// P-POS-02 (deep): code lengths.
+TEST_F(PublicationCheckTest, CodeLengthIsCheckedDeep) {
+  ReplacePostings(0, PostingsColumns(), {{0, 0}, {1}}, kDim + 1);
+  EXPECT_TRUE(Check(false).ok());
+  EXPECT_TRUE(Fails(Check(true), StatusCode::kInvalidFormat,
+                    "ivf_postings/cid_bucket=000000/part-000000.parquet: row group 0",
+                    "row 0 has a 4-byte code; 3 bytes are required"));
+}
+
+// P-CEN-03 / P-CEN-04: one row group per root, sized as its interval.
+TEST_F(PublicationCheckTest, CentroidRowGroupsFollowTheRoots) {
+  m_.hierarchy.cid_offsets = {0, 3, 5};
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "centroids.parquet: row group 0",
+                    "row group has 2 rows; root 0's interval has 3"));
+  m_.hierarchy.cid_offsets = {0, 5};
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "centroids.parquet",
+                    "centroids have 2 row groups; there are 1 roots"));
+}
+
+TEST_F(PublicationCheckTest, AMissingObjectIsNotFound) {
+  std::filesystem::remove(root_ + "/" + kBucket1);
+  EXPECT_EQ(Check(false).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vigilo::ivf

@@ -1,0 +1,272 @@
+#include "vigilo/ivf/publication_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "vigilo/hash/blake3.h"
+#include "vigilo/json/write.h"
+#include "vigilo/store/local_dir.h"
+#include "vigilo/store/local_writer.h"
+
+namespace vigilo::ivf {
+namespace {
+
+using parquet::ColumnKind;
+using parquet::ColumnSpec;
+using Kind = ColumnType::Kind;
+
+// The Parquet writer's byte sink over a streamed local object.
+class ObjectSink final : public parquet::ByteSink {
+ public:
+  explicit ObjectSink(std::unique_ptr<store::LocalObjectWriter> out) : out_(std::move(out)) {}
+  Status Append(std::span<const uint8_t> bytes) override { return out_->Append(bytes); }
+  uint64_t size() const { return out_->size(); }
+  Result<store::CommittedObject> Commit() { return out_->Commit(); }
+
+ private:
+  std::unique_ptr<store::LocalObjectWriter> out_;
+};
+
+Result<std::unique_ptr<ObjectSink>> CreateSink(const std::string& root, const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(auto out, store::LocalObjectWriter::Create(root, path));
+  return std::make_unique<ObjectSink>(std::move(out));
+}
+
+std::vector<std::string_view> Views(const KeyColumn& keys, size_t begin, size_t end) {
+  std::vector<std::string_view> out;
+  out.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) out.push_back(keys.Bytes(i));
+  return out;
+}
+
+Status WriteKeys(parquet::FileWriter& w, size_t column, const KeyColumn& keys, size_t begin, size_t end) {
+  switch (keys.type.kind) {
+    case Kind::kBoolean:
+      return w.WriteBoolean(column, std::span<const uint8_t>(keys.booleans).subspan(begin, end - begin));
+    case Kind::kLong:
+      return w.WriteInt64(column, std::span<const int64_t>(keys.integers).subspan(begin, end - begin));
+    case Kind::kInt:
+    case Kind::kDate: {
+      std::vector<int32_t> narrow;
+      narrow.reserve(end - begin);
+      for (size_t i = begin; i < end; ++i) {
+        int64_t v = keys.integers[i];
+        if (v < INT32_MIN || v > INT32_MAX) return OutOfRange("key " + std::to_string(v) + " does not fit an int");
+        narrow.push_back(static_cast<int32_t>(v));
+      }
+      return w.WriteInt32(column, narrow);
+    }
+    case Kind::kBinary:
+    case Kind::kString:
+    case Kind::kFixed: return w.WriteByteArray(column, Views(keys, begin, end));
+    default: return Internal("not a key type: " + keys.type.ToString());
+  }
+}
+
+std::vector<std::string_view> CodeViews(const std::vector<uint8_t>& codes, size_t code_bytes, size_t begin,
+                                        size_t end) {
+  std::vector<std::string_view> out;
+  out.reserve(end - begin);
+  const char* base = reinterpret_cast<const char*>(codes.data());
+  for (size_t i = begin; i < end; ++i) out.emplace_back(base + i * code_bytes, code_bytes);
+  return out;
+}
+
+Status WriteParams(parquet::FileWriter& w, size_t offset_column, const std::vector<LvqParams>& params, size_t begin,
+                   size_t end) {
+  std::vector<float> offsets, scales;
+  offsets.reserve(end - begin);
+  scales.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    offsets.push_back(params[i].offset);
+    scales.push_back(params[i].scale);
+  }
+  VIGILO_RETURN_IF_ERROR(w.WriteFloat(offset_column, offsets));
+  return w.WriteFloat(offset_column + 1, scales);
+}
+
+ColumnSpec Required(std::string name, ColumnKind kind) {
+  ColumnSpec c;
+  c.name = std::move(name);
+  c.kind = kind;
+  return c;
+}
+
+std::vector<ColumnSpec> LvqColumns() {
+  return {Required("offset", ColumnKind::kFloat), Required("scale", ColumnKind::kFloat),
+          Required("code", ColumnKind::kByteArray)};
+}
+
+parquet::WriterOptions Options(parquet::CompressionCodec codec) {
+  parquet::WriterOptions o;
+  o.codec = codec;
+  return o;
+}
+
+}  // namespace
+
+Result<ColumnSpec> ParquetColumnFor(const Field& field, bool optional) {
+  ColumnSpec c;
+  c.name = field.name;
+  c.optional = optional;
+  switch (field.type.kind) {
+    case Kind::kBoolean: c.kind = ColumnKind::kBoolean; break;
+    case Kind::kInt: c.kind = ColumnKind::kInt32; break;
+    case Kind::kLong: c.kind = ColumnKind::kInt64; break;
+    case Kind::kBinary: c.kind = ColumnKind::kByteArray; break;
+    case Kind::kString: c.kind = ColumnKind::kString; break;
+    case Kind::kDate: c.kind = ColumnKind::kDate; break;
+    case Kind::kFixed:
+      c.kind = ColumnKind::kFixedLenByteArray;
+      c.type_length = static_cast<int32_t>(field.type.fixed_length);
+      break;
+    case Kind::kFloat: c.kind = ColumnKind::kFloat; break;
+    case Kind::kDouble: c.kind = ColumnKind::kDouble; break;
+    case Kind::kFloatList: c.kind = ColumnKind::kFloatList; break;
+  }
+  return c;
+}
+
+Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vector<uint64_t>& cid_offsets,
+                                        const LvqRows& centroids, uint64_t dimension,
+                                        parquet::CompressionCodec codec) {
+  size_t nlist = centroids.params.size();
+  if (cid_offsets.size() < 2 || cid_offsets.back() != nlist || centroids.codes.size() != nlist * dimension) {
+    return Internal("centroid rows do not match the hierarchy");
+  }
+  std::vector<ColumnSpec> columns = {Required("cid", ColumnKind::kInt32), Required("cid_bucket", ColumnKind::kInt32)};
+  for (ColumnSpec& c : LvqColumns()) columns.push_back(std::move(c));
+  const std::string path = "centroids.parquet";
+  VIGILO_ASSIGN_OR_RETURN(auto sink, CreateSink(root, path));
+  VIGILO_ASSIGN_OR_RETURN(auto w, parquet::FileWriter::Open(columns, Options(codec), sink.get()));
+  for (size_t r = 0; r + 1 < cid_offsets.size(); ++r) {
+    auto begin = static_cast<size_t>(cid_offsets[r]), end = static_cast<size_t>(cid_offsets[r + 1]);
+    std::vector<int32_t> cids, buckets(end - begin, static_cast<int32_t>(r));
+    for (size_t c = begin; c < end; ++c) cids.push_back(static_cast<int32_t>(c));
+    VIGILO_RETURN_IF_ERROR(w->BeginRowGroup());
+    VIGILO_RETURN_IF_ERROR(w->WriteInt32(0, cids));
+    VIGILO_RETURN_IF_ERROR(w->WriteInt32(1, buckets));
+    VIGILO_RETURN_IF_ERROR(WriteParams(*w, 2, centroids.params, begin, end));
+    VIGILO_RETURN_IF_ERROR(w->WriteByteArray(4, CodeViews(centroids.codes, dimension, begin, end)));
+    VIGILO_RETURN_IF_ERROR(w->EndRowGroup());
+  }
+  VIGILO_RETURN_IF_ERROR(w->Finish());
+  VIGILO_ASSIGN_OR_RETURN(store::CommittedObject done, sink->Commit());
+  return ObjectDescriptor{path, done.size, done.sha256};
+}
+
+struct PostingsWriter::OpenFile {
+  std::string path;
+  std::unique_ptr<ObjectSink> sink;
+  std::unique_ptr<parquet::FileWriter> writer;
+  uint64_t rows = 0;
+  uint64_t min_cid = 0;
+  uint64_t max_cid = 0;
+};
+
+PostingsWriter::PostingsWriter(std::string root, IndexSpec index, std::vector<uint64_t> cid_offsets,
+                               PostingsLayout layout, std::vector<ColumnSpec> columns)
+    : root_(std::move(root)), index_(std::move(index)), cid_offsets_(std::move(cid_offsets)), layout_(layout),
+      columns_(std::move(columns)), code_bytes_(static_cast<size_t>(CodeBytes(index_.encoding, index_.dimension))) {}
+
+PostingsWriter::~PostingsWriter() = default;
+
+Result<std::unique_ptr<PostingsWriter>> PostingsWriter::Open(std::string root, const IndexSpec& index,
+                                                             std::vector<uint64_t> cid_offsets,
+                                                             PostingsLayout layout) {
+  if (index.source_key.size() != 1) return Unimplemented("the postings writer takes exactly one source-key field");
+  if (layout.max_row_group_rows == 0 || layout.max_file_bytes == 0) {
+    return InvalidArgument("postings row-group and file caps must be positive");
+  }
+  std::vector<ColumnSpec> columns = {Required("cid", ColumnKind::kInt32)};
+  VIGILO_ASSIGN_OR_RETURN(ColumnSpec key, ParquetColumnFor(index.source_key[0], false));
+  columns.push_back(std::move(key));
+  for (ColumnSpec& c : LvqColumns()) columns.push_back(std::move(c));
+  return std::unique_ptr<PostingsWriter>(
+      new PostingsWriter(std::move(root), index, std::move(cid_offsets), layout, std::move(columns)));
+}
+
+Status PostingsWriter::OpenNext(uint64_t bucket) {
+  if (bucket != bucket_) next_part_ = 0;
+  bucket_ = bucket;
+  char name[32];
+  std::snprintf(name, sizeof name, "part-%06llu.parquet", static_cast<unsigned long long>(next_part_++));
+  auto file = std::make_unique<OpenFile>();
+  file->path = PostingsBucketPrefix(bucket) + name;
+  VIGILO_ASSIGN_OR_RETURN(file->sink, CreateSink(root_, file->path));
+  VIGILO_ASSIGN_OR_RETURN(file->writer, parquet::FileWriter::Open(columns_, Options(layout_.codec), file->sink.get()));
+  file_ = std::move(file);
+  return Status::Ok();
+}
+
+Status PostingsWriter::CloseFile() {
+  if (!file_) return Status::Ok();
+  VIGILO_RETURN_IF_ERROR(file_->writer->Finish());
+  VIGILO_ASSIGN_OR_RETURN(store::CommittedObject done, file_->sink->Commit());
+  done_.push_back(PostingsFile{ObjectDescriptor{file_->path, done.size, done.sha256}, bucket_, file_->min_cid,
+                               file_->max_cid, file_->rows});
+  file_.reset();
+  return Status::Ok();
+}
+
+Status PostingsWriter::WriteRowGroup(uint32_t cid, const LeafRows& rows, size_t begin, size_t end) {
+  parquet::FileWriter& w = *file_->writer;
+  std::vector<int32_t> cids(end - begin, static_cast<int32_t>(cid));
+  VIGILO_RETURN_IF_ERROR(w.BeginRowGroup());
+  VIGILO_RETURN_IF_ERROR(w.WriteInt32(0, cids));
+  VIGILO_RETURN_IF_ERROR(WriteKeys(w, 1, rows.keys, begin, end));
+  VIGILO_RETURN_IF_ERROR(WriteParams(w, 2, rows.params, begin, end));
+  VIGILO_RETURN_IF_ERROR(w.WriteByteArray(4, CodeViews(rows.codes, code_bytes_, begin, end)));
+  VIGILO_RETURN_IF_ERROR(w.EndRowGroup());
+  if (file_->rows == 0) file_->min_cid = cid;
+  file_->max_cid = cid;
+  file_->rows += end - begin;
+  return Status::Ok();
+}
+
+Status PostingsWriter::AddLeaf(uint32_t cid, const LeafRows& rows) {
+  if (static_cast<int64_t>(cid) <= last_cid_) return Internal("postings leaves must arrive in ascending CID order");
+  if (cid >= cid_offsets_.back()) return Internal("CID beyond nlist");
+  size_t n = rows.rows();
+  if (n == 0 || rows.keys.size() != n || rows.codes.size() != n * code_bytes_) {
+    return Internal("leaf rows are empty or their columns disagree");
+  }
+  last_cid_ = cid;
+  auto bucket = static_cast<uint64_t>(std::upper_bound(cid_offsets_.begin(), cid_offsets_.end(), cid) -
+                                      cid_offsets_.begin() - 1);
+  if (file_ && bucket != bucket_) VIGILO_RETURN_IF_ERROR(CloseFile());
+  // Bytes a row adds, for the file cap: cid, key, offset, scale, code length prefix and code.
+  uint64_t key_bytes = rows.keys.type.kind == Kind::kLong ? 8 : 4;
+  if (!rows.keys.bytes.empty()) key_bytes = 4 + rows.keys.bytes.size() / n;
+  uint64_t row_bytes = 4 + key_bytes + 8 + 4 + code_bytes_;
+  for (size_t begin = 0; begin < n; begin += layout_.max_row_group_rows) {
+    size_t end = std::min<size_t>(n, begin + layout_.max_row_group_rows);
+    uint64_t estimate = (end - begin) * row_bytes + 4096;  // + page and chunk headers
+    if (file_ && file_->rows > 0 && file_->sink->size() + estimate > layout_.max_file_bytes) {
+      VIGILO_RETURN_IF_ERROR(CloseFile());
+    }
+    if (!file_) VIGILO_RETURN_IF_ERROR(OpenNext(bucket));
+    VIGILO_RETURN_IF_ERROR(WriteRowGroup(cid, rows, begin, end));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<PostingsFile>> PostingsWriter::Finish() {
+  VIGILO_RETURN_IF_ERROR(CloseFile());
+  return std::move(done_);
+}
+
+Result<Manifest> PublishManifest(const std::string& root, Manifest manifest) {
+  manifest.artifact_uuid = Uuid();
+  VIGILO_ASSIGN_OR_RETURN(std::string preimage, json::ToCanonical(ManifestToJson(manifest)));
+  Blake3Hasher h;
+  h.Update(std::string_view("vigilo/publication/v1/artifact\0", 31));
+  h.Update(preimage);
+  manifest.artifact_uuid = Uuid::V8FromHash(h.Finalize());
+  VIGILO_ASSIGN_OR_RETURN(std::string bytes, EncodeManifest(manifest));
+  VIGILO_RETURN_IF_ERROR(store::CreateIfAbsent(root, "manifest.json", bytes).status());
+  return manifest;
+}
+
+}  // namespace vigilo::ivf
