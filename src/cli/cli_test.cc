@@ -194,6 +194,40 @@ TEST(CliTest, IndexValidateChecksTheManifest) {
   EXPECT_EQ(Vigilo("index validate --manifest-only --deep " + good).exit_code, kExitUsage);
 }
 
+// `index build` on a small .fvecs file, then `index validate --deep`; a
+// second build into the same directory fails and changes nothing.
+TEST(CliTest, IndexBuildThenValidate) {
+  std::string base = TempPath("base.fvecs");
+  std::string bytes;
+  for (int i = 0; i < 200; ++i) {
+    int32_t d = 4;
+    bytes.append(reinterpret_cast<const char*>(&d), 4);
+    for (int j = 0; j < 4; ++j) {
+      float v = static_cast<float>((i % 10) * 3 + j) + static_cast<float>(i % 7) * 0.01f;
+      bytes.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  WriteFile(base, bytes);
+  std::string out = TempPath("pub");
+  std::filesystem::remove_all(out);
+  std::string build = "index build --input " + base + " --metric l2_squared --encoding lvq4 --nlist 10 --roots 3 --out " + out;
+  CliRun r = Vigilo(build);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"nlist\":10,\"ntotal\":200,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"roots\":3,\"sample\":200,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("assign: 200/200\n"), std::string::npos) << r.err;  // progress, one line per phase off a terminal
+  CliRun v = Vigilo("index validate --deep " + out + "/manifest.json");
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.out.find("\"level\":\"deep\""), std::string::npos);
+  std::string manifest = ReadFile(out + "/manifest.json");
+  CliRun again = Vigilo(build);
+  EXPECT_EQ(again.exit_code, 9);
+  EXPECT_NE(again.err.find("already_exists"), std::string::npos) << again.err;
+  EXPECT_EQ(ReadFile(out + "/manifest.json"), manifest);
+  EXPECT_EQ(Vigilo("index build --input " + base + " --metric dot --encoding lvq4 --out " + out + "2").exit_code,
+            kExitUsage);
+}
+
 TEST(CliTest, UsageErrors) {
   EXPECT_EQ(Vigilo("").exit_code, kExitUsage);
   EXPECT_EQ(Vigilo("frobnicate").exit_code, kExitUsage);

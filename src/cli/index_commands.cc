@@ -1,3 +1,4 @@
+// `vigilo index build …` (ivf::BuildPublication) and
 // `vigilo index validate MANIFEST [--manifest-only | --deep]`: the
 // validation levels of publication-v1.md §6 (manifest; footers, the default;
 // deep). Objects are read from the manifest's directory. Prints a one-line
@@ -7,8 +8,13 @@
 
 #include "commands.h"
 #include "vigilo/common/byte_source.h"
-#include <filesystem>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/json/write.h"
@@ -54,11 +60,128 @@ Status Validate(const ValidateArgs& args) {
   return WriteStdout(line);
 }
 
+struct BuildArgs {
+  std::string input, vector_field = "vector", key, metric, encoding, format, out, scratch;
+  std::optional<uint32_t> nlist, roots;
+  std::optional<uint64_t> sample;
+  uint32_t iterations = 10;
+  uint64_t seed = 1;
+  uint32_t threads = 2;
+};
+
+// A one-line progress display on stderr: redrawn in place on a terminal,
+// one line per finished phase otherwise (logs stay readable).
+class ProgressBar {
+ public:
+  ProgressBar() : tty_(::isatty(STDERR_FILENO) != 0) {}
+  void Update(std::string_view phase, uint64_t done, uint64_t total) {
+    if (phase != phase_) {
+      Finish();
+      phase_ = std::string(phase);
+    }
+    done_ = done;
+    total_ = total;
+    if (!tty_) return;
+    if (total > 0) {
+      int width = 30, filled = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
+      std::fprintf(stderr, "\r%-8s [%-*s] %llu/%llu", phase_.c_str(), width, std::string(filled, '#').c_str(),
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    } else {
+      std::fprintf(stderr, "\r%-8s %llu", phase_.c_str(), static_cast<unsigned long long>(done));
+    }
+  }
+  void Finish() {
+    if (phase_.empty()) return;
+    if (tty_) {
+      std::fprintf(stderr, "\n");
+    } else {
+      std::fprintf(stderr, "%s: %llu%s\n", phase_.c_str(), static_cast<unsigned long long>(done_),
+                   total_ ? ("/" + std::to_string(total_)).c_str() : "");
+    }
+    phase_.clear();
+  }
+
+ private:
+  bool tty_;
+  std::string phase_;
+  uint64_t done_ = 0, total_ = 0;
+};
+
+Status Build(const BuildArgs& a) {
+  ivf::BuildOptions o;
+  o.input = a.input;
+  o.input_options.vector_field = a.vector_field;
+  if (!a.key.empty()) o.input_options.key_field = a.key;
+  if (!a.format.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(ivf::InputFormat format, ivf::ParseInputFormat(a.format));
+    o.input_options.format = format;
+  }
+  auto metric = ivf::ParseMetric(a.metric);
+  if (!metric.ok()) return InvalidArgument(std::string(metric.status().message()));
+  auto encoding = ivf::ParseEncoding(a.encoding);
+  if (!encoding.ok()) return InvalidArgument(std::string(encoding.status().message()));
+  o.metric = *metric;
+  o.encoding = *encoding;
+  o.nlist = a.nlist;
+  o.roots = a.roots;
+  o.sample = a.sample;
+  o.iterations = a.iterations;
+  o.seed = a.seed;
+  o.threads = a.threads;
+  o.out = a.out;
+  o.scratch = a.scratch;
+  ProgressBar bar;
+  o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
+  auto built = ivf::BuildPublication(o);
+  bar.Finish();
+  if (!built.ok()) return built.status();
+  const ivf::Manifest& m = built->manifest;
+  json::Object s;
+  s.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
+  s.Set("dimension", json::Value::Uint(m.index.dimension));
+  s.Set("empty-leaves", json::Value::Uint(built->empty_leaves));
+  s.Set("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  s.Set("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
+  s.Set("metric", json::Value(ivf::MetricName(m.index.metric)));
+  s.Set("nlist", json::Value::Uint(m.index.nlist));
+  s.Set("ntotal", json::Value::Uint(m.index.ntotal));
+  s.Set("postings-files", json::Value::Uint(m.postings.size()));
+  s.Set("roots", json::Value::Uint(m.hierarchy.roots()));
+  s.Set("sample", json::Value::Uint(built->sample_rows));
+  json::Object seconds;
+  seconds.Set("assign", json::Value::Double(built->seconds_assign));
+  seconds.Set("sample", json::Value::Double(built->seconds_sample));
+  seconds.Set("train", json::Value::Double(built->seconds_train));
+  seconds.Set("write", json::Value::Double(built->seconds_write));
+  s.Set("seconds", json::Value(std::move(seconds)));
+  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(s))));
+  line.push_back('\n');
+  return WriteStdout(line);
+}
+
 }  // namespace
 
 void RegisterIndexCommands(CLI::App& app, Action* action) {
   auto* index = app.add_subcommand("index", "Vector publications (IVF-LVQ snapshots)");
   index->require_subcommand(1);
+  auto b = std::make_shared<BuildArgs>();
+  auto* build = index->add_subcommand("build", "Build a vector publication (IVF-LVQ4/LVQ8) from a vector file");
+  build->add_option("--input", b->input, "Parquet, .fvecs, .bvecs, .npy or .jsonl file")->required();
+  build->add_option("--format", b->format, "Input format, overriding the extension (parquet|fvecs|bvecs|npy|jsonl)");
+  build->add_option("--vector-field", b->vector_field, "Vector column (Parquet/JSONL), or the name recorded (default vector)");
+  build->add_option("--key", b->key, "Key column (Parquet/JSONL); default: the row position as a long named id");
+  build->add_option("--metric", b->metric, "l2_squared or cosine")->required();
+  build->add_option("--encoding", b->encoding, "lvq4 or lvq8")->required();
+  build->add_option("--nlist", b->nlist, "Leaf centroids (default about 4*sqrt(N))");
+  build->add_option("--roots", b->roots, "Root buckets (default about sqrt(nlist))");
+  build->add_option("--sample", b->sample, "Training vectors (default min(N, 256*nlist))");
+  build->add_option("--iterations", b->iterations, "k-means iterations (default 10)");
+  build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
+  build->add_option("--threads", b->threads, "Worker threads (default 2)");
+  build->add_option("--scratch", b->scratch, "Directory for spill files (default inside --out, removed afterwards)");
+  build->add_option("--out", b->out, "Publication directory (must not hold a publication yet)")->required();
+  build->callback([b, action] { *action = [b] { return Build(*b); }; });
+
   auto args = std::make_shared<ValidateArgs>();
   auto* validate = index->add_subcommand(
       "validate", "Check a publication: its manifest, then its objects' footers (and with --deep all their bytes)");

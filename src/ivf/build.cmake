@@ -1,0 +1,3 @@
+# The index builder (docs/format/ivf-build.md): sample, train, assign, spill, write.
+target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/builder.cc ${CMAKE_CURRENT_LIST_DIR}/builder_spill.cc)
+vigilo_test(ivf_build_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/builder_test.cc DEPS vigilo_ivf)
