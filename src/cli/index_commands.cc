@@ -67,6 +67,9 @@ struct BuildArgs {
   uint32_t iterations = 10;
   uint64_t seed = 1;
   uint32_t threads = 2;
+  bool source = false;
+  std::vector<std::string> columns;
+  uint64_t source_row_group_rows = 1024;
 };
 
 // A one-line progress display on stderr: redrawn in place on a terminal,
@@ -130,6 +133,10 @@ Status Build(const BuildArgs& a) {
   o.threads = a.threads;
   o.out = a.out;
   o.scratch = a.scratch;
+  if (!a.columns.empty() && !a.source) return InvalidArgument("--columns needs --source");
+  o.source = a.source;
+  o.source_columns = a.columns;
+  o.source_layout.row_group_rows = a.source_row_group_rows;
   ProgressBar bar;
   o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
   auto built = ivf::BuildPublication(o);
@@ -148,9 +155,11 @@ Status Build(const BuildArgs& a) {
   s.Set("postings-files", json::Value::Uint(m.postings.size()));
   s.Set("roots", json::Value::Uint(m.hierarchy.roots()));
   s.Set("sample", json::Value::Uint(built->sample_rows));
+  if (m.source) s.Set("source-files", json::Value::Uint(m.source->files.size()));
   json::Object seconds;
   seconds.Set("assign", json::Value::Double(built->seconds_assign));
   seconds.Set("sample", json::Value::Double(built->seconds_sample));
+  if (m.source) seconds.Set("source", json::Value::Double(built->seconds_source));
   seconds.Set("train", json::Value::Double(built->seconds_train));
   seconds.Set("write", json::Value::Double(built->seconds_write));
   s.Set("seconds", json::Value(std::move(seconds)));
@@ -179,6 +188,9 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
   build->add_option("--threads", b->threads, "Worker threads (default 2)");
   build->add_option("--scratch", b->scratch, "Directory for spill files (default inside --out, removed afterwards)");
+  build->add_flag("--source", b->source, "Also publish a source table: the key (dense long) and the --columns");
+  build->add_option("--columns", b->columns, "Source columns (default: every input column)")->delimiter(',');
+  build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
   build->add_option("--out", b->out, "Publication directory (must not hold a publication yet)")->required();
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
 

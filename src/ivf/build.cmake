@@ -1,3 +1,4 @@
 # The index builder (docs/format/ivf-build.md): sample, train, assign, spill, write.
-target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/builder.cc ${CMAKE_CURRENT_LIST_DIR}/builder_spill.cc)
+target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/builder.cc ${CMAKE_CURRENT_LIST_DIR}/builder_spill.cc
+               ${CMAKE_CURRENT_LIST_DIR}/source_writer.cc ${CMAKE_CURRENT_LIST_DIR}/source_copy.cc)
 vigilo_test(ivf_build_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/builder_test.cc DEPS vigilo_ivf)

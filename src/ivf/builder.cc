@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "builder_spill.h"
+#include "source_copy.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq.h"
@@ -84,6 +85,16 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
     VIGILO_ASSIGN_OR_RETURN(bool more, input.Next(&block));
     if (!more) break;
     if (o.metric == Metric::kCosine) VIGILO_RETURN_IF_ERROR(NormalizeL2Rows(block.vectors, d));
+    if (o.source && block.keys.size() > 0) {
+      // A source table needs keys 0, 1, 2, … in row order: fail before any object is written.
+      for (size_t i = 0; i < block.rows; ++i) {
+        if (block.keys.type.kind != ColumnType::Kind::kLong ||
+            block.keys.integers[i] != static_cast<int64_t>(block.first_row + i)) {
+          return InvalidArgument("--source needs a long key equal to the row position (0, 1, 2, …); row " +
+                                 std::to_string(block.first_row + i) + " has another key");
+        }
+      }
+    }
     VIGILO_ASSIGN_OR_RETURN(Assignment a, AssignNearest(block.vectors, block.rows, d, t.leaves.decoded, nlist, assign));
     for (size_t i = 0; i < block.rows; ++i) {
       uint32_t cid = a.labels[i];
@@ -226,8 +237,16 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o) {
   VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor centroids, WriteCentroids(o.out, t.cid_offsets, t.leaves, d, o.layout.codec));
   m.hierarchy = Hierarchy{t.cid_offsets, centroids};
   VIGILO_ASSIGN_OR_RETURN(m.postings, WritePostings(o, index, t, spill));
-  VIGILO_ASSIGN_OR_RETURN(summary.manifest, PublishManifest(o.out, std::move(m)));
   summary.seconds_write = Since(t3);
+  if (o.source) {
+    auto t4 = Clock::now();
+    Report(o, "source", 0, n);
+    VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(*input, key, o.source_columns, o.out, o.source_layout));
+    Report(o, "source", n, n);
+    m.source = std::move(source);
+    summary.seconds_source = Since(t4);
+  }
+  VIGILO_ASSIGN_OR_RETURN(summary.manifest, PublishManifest(o.out, std::move(m)));
 
   // The builder validates its own output (footers; --deep is the CLI's).
   DirectoryObjectReader reader(o.out);

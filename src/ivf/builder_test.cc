@@ -15,6 +15,7 @@
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/parquet/local_file.h"
+#include "vigilo/parquet/writer.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -161,6 +162,129 @@ TEST_F(BuilderTest, CosineLvq4WithAStringKeyFromJsonl) {
   DirectoryObjectReader reader(o.out);
   auto deep = CheckPublicationObjects(built->manifest, reader, true);
   EXPECT_TRUE(deep.ok()) << deep.status().ToString();
+}
+
+TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
+  BuildOptions o = Options("src");
+  o.source = true;
+  o.source_layout.row_group_rows = 300;
+  o.source_layout.max_file_bytes = 20'000;  // several files, each starting at a multiple of 300
+  auto built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const auto& source = built->manifest.source;
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->rows, kN);
+  EXPECT_EQ(source->key, "id");
+  EXPECT_EQ(source->columns, (std::vector<Field>{Field{"id", ColumnType{ColumnType::Kind::kLong, 0}},
+                                                 Field{"vector", ColumnType{ColumnType::Kind::kFloatList, 0}}}));
+  ASSERT_GT(source->files.size(), 1u);
+  for (const SourceFile& f : source->files) EXPECT_EQ(f.row_begin % 300, 0u);
+  DirectoryObjectReader reader(o.out);
+  auto deep = CheckPublicationObjects(built->manifest, reader, true);
+  ASSERT_TRUE(deep.ok()) << deep.status().ToString();
+  // Row 1234's payload is the input vector, bit for bit.
+  const SourceFile* f = nullptr;
+  for (const SourceFile& s : source->files) {
+    if (s.row_begin <= 1234 && 1234 < s.row_end) f = &s;
+  }
+  ASSERT_NE(f, nullptr);
+  auto file = parquet::LocalParquetFile::Open(o.out + "/" + f->object.path);
+  ASSERT_TRUE(file.ok());
+  size_t rg = (1234 - f->row_begin) / 300, at = (1234 - f->row_begin) % 300;
+  auto vectors = file->ReadColumnChunk(rg, 1);
+  ASSERT_TRUE(vectors.ok());
+  std::vector<float> got(vectors->values.floats.begin() + static_cast<std::ptrdiff_t>(vectors->list_offsets[at]),
+                         vectors->values.floats.begin() + static_cast<std::ptrdiff_t>(vectors->list_offsets[at + 1]));
+  EXPECT_EQ(got, std::vector<float>(data_.begin() + 1234 * kD, data_.begin() + 1235 * kD));
+}
+
+// A Parquet input with a long key and payload columns of several types.
+TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
+  using parquet::ColumnKind;
+  std::vector<parquet::ColumnSpec> cols(5);
+  cols[0].name = "row";
+  cols[0].kind = ColumnKind::kInt64;
+  cols[1].name = "emb";
+  cols[1].kind = ColumnKind::kFloatList;
+  cols[2].name = "title";
+  cols[2].kind = ColumnKind::kString;
+  cols[2].optional = true;
+  cols[3].name = "score";
+  cols[3].kind = ColumnKind::kDouble;
+  cols[4].name = "day";
+  cols[4].kind = ColumnKind::kDate;
+  auto make = [&](const std::string& path, int64_t key_shift) {
+    auto sink = parquet::FileSink::Create(path);
+    ASSERT_TRUE(sink.ok());
+    auto w = parquet::FileWriter::Open(cols, {}, sink->get());
+    ASSERT_TRUE(w.ok());
+    for (size_t g = 0; g < 2; ++g) {  // two row groups of 150
+      std::vector<int64_t> keys, offsets{0};
+      std::vector<float> elems;
+      std::vector<std::string> titles;
+      std::vector<uint8_t> title_valid;
+      std::vector<double> scores;
+      std::vector<int32_t> days;
+      for (size_t i = g * 150; i < (g + 1) * 150; ++i) {
+        keys.push_back(static_cast<int64_t>(i) + (i == 200 ? key_shift : 0));
+        elems.insert(elems.end(), data_.begin() + static_cast<std::ptrdiff_t>(i * kD),
+                     data_.begin() + static_cast<std::ptrdiff_t>((i + 1) * kD));
+        offsets.push_back(static_cast<int64_t>(elems.size()));
+        titles.push_back("t" + std::to_string(i));
+        title_valid.push_back(i % 7 != 0);
+        scores.push_back(static_cast<double>(i) / 3);
+        days.push_back(static_cast<int32_t>(19000 + i));
+      }
+      std::vector<std::string_view> views(titles.begin(), titles.end());
+      ASSERT_TRUE((*w)->BeginRowGroup().ok());
+      ASSERT_TRUE((*w)->WriteInt64(0, keys).ok());
+      ASSERT_TRUE((*w)->WriteFloatList(1, offsets, elems).ok());
+      ASSERT_TRUE((*w)->WriteByteArray(2, views, title_valid).ok());
+      ASSERT_TRUE((*w)->WriteDouble(3, scores).ok());
+      ASSERT_TRUE((*w)->WriteInt32(4, days).ok());
+      ASSERT_TRUE((*w)->EndRowGroup().ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+    ASSERT_TRUE((*sink)->Close().ok());
+  };
+  make((dir_ / "in.parquet").string(), 0);
+  BuildOptions o = Options("pq");
+  o.input = (dir_ / "in.parquet").string();
+  o.input_options.vector_field = "emb";
+  o.input_options.key_field = "row";
+  o.nlist = 8;
+  o.roots = 2;
+  o.source = true;
+  o.source_layout.row_group_rows = 64;
+  auto built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const auto& source = *built->manifest.source;
+  std::vector<std::string> names;
+  std::vector<std::string> types;
+  for (const Field& f : source.columns) {
+    names.push_back(f.name);
+    types.push_back(f.type.ToString());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"row", "emb", "title", "score", "day"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"long", "list<float>", "string", "double", "date"}));
+  DirectoryObjectReader reader(o.out);
+  auto deep = CheckPublicationObjects(built->manifest, reader, true);
+  ASSERT_TRUE(deep.ok()) << deep.status().ToString();
+  auto file = parquet::LocalParquetFile::Open(o.out + "/" + source.files[0].object.path);
+  ASSERT_TRUE(file.ok());
+  auto titles = file->ReadColumnChunk(1, 2);  // rows 64…127; row 70 is null (70 % 7 == 0)
+  ASSERT_TRUE(titles.ok());
+  EXPECT_EQ(titles->row_valid[70 - 64], 0);
+  EXPECT_EQ(titles->row_valid[71 - 64], 1);
+
+  // Keys that are not the row positions: refused before any object is written.
+  make((dir_ / "gap.parquet").string(), 1000);
+  o.input = (dir_ / "gap.parquet").string();
+  o.out = (dir_ / "gap").string();
+  auto gap = BuildPublication(o);
+  EXPECT_EQ(gap.status().code(), StatusCode::kInvalidArgument) << gap.status().ToString();
+  EXPECT_NE(gap.status().message().find("row 200 has another key"), std::string::npos) << gap.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "gap" / "centroids.parquet"));
 }
 
 TEST_F(BuilderTest, RefusesImpossibleOptions) {

@@ -9,6 +9,8 @@
 
 #include "vigilo/common/byte_source.h"
 #include "vigilo/ivf/input.h"
+#include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/footer.h"
 
 namespace vigilo::ivf::input_internal {
 
@@ -37,6 +39,14 @@ Status ConvertDoubleRow(const std::string& path, std::span<const double> row, fl
 
 // "row 12" (the 0-based row position), the start of row error messages.
 std::string RowName(uint64_t row_index);
+
+// Parquet column lookup shared with the source-table copy: the single leaf
+// of top-level field `name` (InvalidFormat listing the columns otherwise),
+// the manifest key type of a column, and the vector-column shape check.
+Result<parquet::ColumnDescriptor> FindParquetField(const std::string& path, const parquet::Footer& footer,
+                                                   const std::string& name, const char* role);
+Result<ColumnType> ParquetKeyType(const std::string& path, const parquet::ColumnDescriptor& column);
+Status CheckParquetVectorColumn(const std::string& path, const parquet::ColumnDescriptor& column);
 
 // A file read front to back in pieces; Reopen starts again (a new pass).
 class SequentialFile {

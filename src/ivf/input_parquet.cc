@@ -333,4 +333,17 @@ Result<std::unique_ptr<VectorInput>> OpenParquetInput(const std::string& path, c
   return std::unique_ptr<VectorInput>(std::move(input));
 }
 
+Result<parquet::ColumnDescriptor> FindParquetField(const std::string& path, const parquet::Footer& footer,
+                                                   const std::string& name, const char* role) {
+  return FindField(path, footer, name, role);
+}
+
+Result<ColumnType> ParquetKeyType(const std::string& path, const parquet::ColumnDescriptor& column) {
+  return KeyTypeOf(path, column);
+}
+
+Status CheckParquetVectorColumn(const std::string& path, const parquet::ColumnDescriptor& column) {
+  return CheckVectorColumn(path, column);
+}
+
 }  // namespace vigilo::ivf::input_internal

@@ -13,6 +13,7 @@
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/publication_writer.h"
+#include "vigilo/ivf/source_writer.h"
 #include "vigilo/store/local_dir.h"
 
 namespace vigilo::ivf {
@@ -244,6 +245,101 @@ TEST_F(PublicationCheckTest, CentroidRowGroupsFollowTheRoots) {
 TEST_F(PublicationCheckTest, AMissingObjectIsNotFound) {
   std::filesystem::remove(root_ + "/" + kBucket1);
   EXPECT_EQ(Check(false).code(), StatusCode::kNotFound);
+}
+
+// A source table of the 6 rows (key id, payload word) with row-group-rows 4.
+class SourceCheckTest : public PublicationCheckTest {
+ protected:
+  void SetUp() override {
+    PublicationCheckTest::SetUp();
+    std::vector<Field> fields{Field{"id", ColumnType{ColumnType::Kind::kLong, 0}},
+                              Field{"word", ColumnType{ColumnType::Kind::kString, 0}}};
+    SourceLayout layout;
+    layout.row_group_rows = 4;
+    auto w = SourceWriter::Open(root_, fields, "id", layout);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    parquet::DecodedColumn keys, words;
+    keys.num_rows = words.num_rows = 6;
+    keys.values.type = parquet::Type::kInt64;
+    words.values.type = parquet::Type::kByteArray;
+    words.values.binary_offsets = {0};
+    for (int64_t i = 0; i < 6; ++i) {
+      keys.values.int64s.push_back(i);
+      words.values.binary.push_back(static_cast<uint8_t>('a' + i));
+      words.values.binary_offsets.push_back(words.values.binary.size());
+    }
+    ASSERT_TRUE((*w)->Append({&keys, &words}).ok());
+    auto spec = (*w)->Finish();
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    m_.source = *spec;
+    ASSERT_TRUE(ValidateManifest(m_).ok()) << ValidateManifest(m_).ToString();
+  }
+  // Replaces source file 0 by one with these row groups of keys.
+  void ReplaceSource(const std::vector<std::vector<int64_t>>& groups, bool key_optional = false) {
+    std::vector<ColumnSpec> columns = {Col("id", ColumnKind::kInt64), Col("word", ColumnKind::kString)};
+    columns[0].optional = key_optional;
+    columns[1].optional = true;
+    parquet::MemorySink sink;
+    auto w = parquet::FileWriter::Open(columns, {}, &sink);
+    ASSERT_TRUE(w.ok());
+    for (const auto& keys : groups) {
+      std::vector<std::string_view> words(keys.size(), "w");
+      ASSERT_TRUE((*w)->BeginRowGroup().ok());
+      ASSERT_TRUE((*w)->WriteInt64(0, keys).ok());
+      ASSERT_TRUE((*w)->WriteByteArray(1, words).ok());
+      ASSERT_TRUE((*w)->EndRowGroup().ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+    Overwrite(m_.source->files[0].object, std::string(sink.bytes().begin(), sink.bytes().end()));
+  }
+};
+
+const char* const kSource0 = "source/part-000000.parquet";
+
+TEST_F(SourceCheckTest, AWrittenSourceTablePasses) {
+  ASSERT_EQ(m_.source->files.size(), 1u);
+  EXPECT_TRUE(Check(true).ok()) << Check(true).ToString();
+}
+
+// P-SFI-01: the key column is REQUIRED.
+TEST_F(SourceCheckTest, TheKeyMustBeRequired) {
+  ReplaceSource({{0, 1, 2, 3}, {4, 5}}, true);
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, kSource0,
+                    "column 0 must be id (long, required): it is not REQUIRED"));
+}
+
+// P-SRC-11 / P-SFI-02: row groups of exactly row-group-rows, the last one the remainder.
+TEST_F(SourceCheckTest, RowGroupsHoldRowGroupRows) {
+  ReplaceSource({{0, 1, 2}, {3, 4, 5}});
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, std::string(kSource0) + ": row group 0",
+                    "row group has 3 rows; 4 are required (row-group-rows 4)"));
+  ReplaceSource({{0, 1, 2, 3}, {4}});  // the last group one row short of the range
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, std::string(kSource0) + ": row group 1",
+                    "row group has 1 rows; 2 are required"));
+  ReplaceSource({{0, 1, 2, 3}, {4, 5}, {6}});  // a row beyond the range
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, std::string(kSource0) + ": row group 2",
+                    "row group has 1 rows; 0 are required"));
+}
+
+// P-SRC-12 (deep): the key at position p is p.
+TEST_F(SourceCheckTest, KeysAreTheirRowPositions) {
+  ReplaceSource({{0, 1, 3, 2}, {4, 5}});
+  EXPECT_TRUE(Check(false).ok());
+  EXPECT_TRUE(Fails(Check(true), StatusCode::kInvalidFormat, std::string(kSource0) + ": row group 0",
+                    "the key at row 2 is 3; keys must equal their row position"));
+}
+
+// The source writer itself refuses keys that are not positions.
+TEST_F(SourceCheckTest, TheWriterRefusesOtherKeys) {
+  auto w = SourceWriter::Open(root_ + "/other", {Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}, "id", {});
+  ASSERT_TRUE(w.ok());
+  parquet::DecodedColumn keys;
+  keys.num_rows = 2;
+  keys.values.type = parquet::Type::kInt64;
+  keys.values.int64s = {0, 5};
+  Status s = (*w)->Append({&keys});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("at row 1 is 5"), std::string::npos) << s.ToString();
 }
 
 }  // namespace

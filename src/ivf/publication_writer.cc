@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "object_sink.h"
 #include "vigilo/hash/blake3.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/local_dir.h"
@@ -16,21 +17,8 @@ using parquet::ColumnKind;
 using parquet::ColumnSpec;
 using Kind = ColumnType::Kind;
 
-// The Parquet writer's byte sink over a streamed local object.
-class ObjectSink final : public parquet::ByteSink {
- public:
-  explicit ObjectSink(std::unique_ptr<store::LocalObjectWriter> out) : out_(std::move(out)) {}
-  Status Append(std::span<const uint8_t> bytes) override { return out_->Append(bytes); }
-  uint64_t size() const { return out_->size(); }
-  Result<store::CommittedObject> Commit() { return out_->Commit(); }
-
- private:
-  std::unique_ptr<store::LocalObjectWriter> out_;
-};
-
 Result<std::unique_ptr<ObjectSink>> CreateSink(const std::string& root, const std::string& path) {
-  VIGILO_ASSIGN_OR_RETURN(auto out, store::LocalObjectWriter::Create(root, path));
-  return std::make_unique<ObjectSink>(std::move(out));
+  return ObjectSink::Create(root, path);
 }
 
 std::vector<std::string_view> Views(const KeyColumn& keys, size_t begin, size_t end) {

@@ -7,6 +7,7 @@
 //   3. assign   every vector to its globally nearest decoded leaf centroid (exact),
 //               encoded as an LVQ residual, spilled to a per-bucket temporary file
 //   4. write    per bucket, leaves in CID order into postings files; centroids;
+//   5. source   (--source) the key and the selected columns into source/;
 //               the manifest last (create-if-absent); then the footers are checked.
 //
 // Memory: the training sample, one input block, and a bounded per-bucket
@@ -23,6 +24,7 @@
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_writer.h"
+#include "vigilo/ivf/source_writer.h"
 
 namespace vigilo::ivf {
 
@@ -45,6 +47,11 @@ struct BuildOptions {
   std::string scratch;  // spill files; default: <out>/.vigilo-build-<pid>, removed afterwards
   uint64_t spill_buffer_bytes = 256u << 20;  // rows gathered at once while sorting a bucket by CID
   PostingsLayout layout;
+  // --source: also copy a source table (the key and `source_columns`; empty =
+  // every input column, or the vector for formats without names).
+  bool source = false;
+  std::vector<std::string> source_columns;
+  SourceLayout source_layout;
   BuildProgress progress;
 };
 
@@ -52,7 +59,7 @@ struct BuildSummary {
   Manifest manifest;
   uint64_t sample_rows = 0;
   uint64_t empty_leaves = 0;  // leaves no vector was assigned to
-  double seconds_sample = 0, seconds_train = 0, seconds_assign = 0, seconds_write = 0;
+  double seconds_sample = 0, seconds_train = 0, seconds_assign = 0, seconds_write = 0, seconds_source = 0;
 };
 
 // Errors: the input's (with its file and row), InvalidArgument for options
