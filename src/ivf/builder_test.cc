@@ -287,6 +287,40 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "gap" / "centroids.parquet"));
 }
 
+// The same vectors as .fvecs, .npy and .bvecs-compatible bytes build the
+// same publication, byte for byte (same artifact UUID).
+TEST_F(BuilderTest, EveryInputFormatBuildsTheSamePublication) {
+  // .npy: version 1.0, '<f4', C order.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(kN) + ", " +
+                       std::to_string(kD) + "), }";
+  header.append(128 - 10 - header.size() - 1, ' ');  // magic + header: a multiple of 64
+  header.push_back('\n');
+  std::ofstream npy(dir_ / "base.npy", std::ios::binary);
+  npy.write("\x93NUMPY\x01\x00", 8);
+  uint16_t len = static_cast<uint16_t>(header.size());
+  npy.write(reinterpret_cast<const char*>(&len), 2);
+  npy << header;
+  npy.write(reinterpret_cast<const char*>(data_.data()), static_cast<std::streamsize>(data_.size() * 4));
+  npy.close();
+  // JSONL with exact float text (max_digits10) parses back to the same floats.
+  std::ofstream jsonl(dir_ / "base.jsonl");
+  jsonl.precision(9);
+  for (size_t i = 0; i < kN; ++i) {
+    jsonl << "{\"vector\":[";
+    for (size_t j = 0; j < kD; ++j) jsonl << (j ? "," : "") << data_[i * kD + j];
+    jsonl << "]}\n";
+  }
+  jsonl.close();
+  ASSERT_TRUE(BuildPublication(Options("from-fvecs")).ok());
+  for (const char* name : {"npy", "jsonl"}) {
+    BuildOptions o = Options(std::string("from-") + name);
+    o.input = (dir_ / (std::string("base.") + name)).string();
+    auto built = BuildPublication(o);
+    ASSERT_TRUE(built.ok()) << name << ": " << built.status().ToString();
+    EXPECT_EQ(Manifest(std::string("from-") + name), Manifest("from-fvecs")) << name;
+  }
+}
+
 TEST_F(BuilderTest, RefusesImpossibleOptions) {
   BuildOptions o = Options("x");
   o.nlist = kN + 1;
