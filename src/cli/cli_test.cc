@@ -219,6 +219,10 @@ TEST(CliTest, IndexBuildThenValidate) {
   CliRun v = Vigilo("index validate --deep " + out + "/manifest.json");
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("\"level\":\"deep\""), std::string::npos);
+  CliRun inspect = Vigilo("index inspect " + out + "/manifest.json");
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("\"lists\":{\"count\":10,"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("\"postings-files\":3,"), std::string::npos) << inspect.out;
   std::string manifest = ReadFile(out + "/manifest.json");
   CliRun again = Vigilo(build);
   EXPECT_EQ(again.exit_code, 9);

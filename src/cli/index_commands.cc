@@ -17,6 +17,7 @@
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/ivf/publication_inspect.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cli {
@@ -168,6 +169,55 @@ Status Build(const BuildArgs& a) {
   return WriteStdout(line);
 }
 
+json::Value SummaryValue(const ivf::SizeSummary& s) {
+  json::Object o;
+  o.Set("count", json::Value::Uint(s.count));
+  o.Set("max", json::Value::Uint(s.max));
+  o.Set("mean", json::Value::Double(s.mean));
+  o.Set("min", json::Value::Uint(s.min));
+  o.Set("p50", json::Value::Uint(s.p50));
+  o.Set("p90", json::Value::Uint(s.p90));
+  o.Set("p99", json::Value::Uint(s.p99));
+  return json::Value(std::move(o));
+}
+
+// `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
+// per part, from the manifest and the postings footers.
+Status Inspect(const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
+  auto manifest = ivf::ParseManifest(file.bytes());
+  if (!manifest.ok()) return manifest.status().path().empty() ? manifest.status().WithPath(path) : manifest.status();
+  const ivf::Manifest& m = *manifest;
+  ivf::DirectoryObjectReader reader(std::filesystem::path(path).parent_path().string());
+  VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, reader));
+  json::Object bytes;
+  bytes.Set("centroids", json::Value::Uint(shape.centroids_bytes));
+  bytes.Set("manifest", json::Value::Uint(file.bytes().size()));
+  bytes.Set("postings", json::Value::Uint(shape.postings_bytes));
+  bytes.Set("source", json::Value::Uint(shape.source_bytes));
+  bytes.Set("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
+                                       file.bytes().size()));
+  json::Object o;
+  o.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
+  o.Set("buckets", SummaryValue(shape.buckets));
+  o.Set("bytes", json::Value(std::move(bytes)));
+  o.Set("dimension", json::Value::Uint(m.index.dimension));
+  o.Set("empty-lists", json::Value::Uint(shape.empty_lists));
+  o.Set("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  o.Set("footer-bytes-read", json::Value::Uint(shape.footer_bytes_read));
+  o.Set("lists", SummaryValue(shape.lists));
+  o.Set("metric", json::Value(ivf::MetricName(m.index.metric)));
+  o.Set("nlist", json::Value::Uint(m.index.nlist));
+  o.Set("ntotal", json::Value::Uint(m.index.ntotal));
+  o.Set("postings-files", json::Value::Uint(m.postings.size()));
+  o.Set("postings-row-groups", json::Value::Uint(shape.postings_row_groups));
+  o.Set("roots", json::Value::Uint(m.hierarchy.roots()));
+  o.Set("source-rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
+  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
+  line.push_back('\n');
+  return WriteStdout(line);
+}
+
 }  // namespace
 
 void RegisterIndexCommands(CLI::App& app, Action* action) {
@@ -193,6 +243,11 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
   build->add_option("--out", b->out, "Publication directory (must not hold a publication yet)")->required();
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
+
+  auto inspected = std::make_shared<std::string>();
+  auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part");
+  inspect->add_option("manifest", *inspected, "Path of manifest.json (objects are read beside it)")->required();
+  inspect->callback([inspected, action] { *action = [inspected] { return Inspect(*inspected); }; });
 
   auto args = std::make_shared<ValidateArgs>();
   auto* validate = index->add_subcommand(

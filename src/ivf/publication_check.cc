@@ -34,6 +34,12 @@ Status At(Status s, const std::string& where) {
 std::string RowGroup(const std::string& path, size_t rg) { return path + ": row group " + std::to_string(rg); }
 
 Result<Footer> ReadFooter(ObjectReader& reader, const ObjectDescriptor& d, ObjectCheckReport& report) {
+  return ReadObjectFooter(reader, d, &report.bytes_read);
+}
+
+}  // namespace
+
+Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& d, uint64_t* bytes_read) {
   VIGILO_ASSIGN_OR_RETURN(uint64_t size, reader.Size(d.path));
   if (size != d.size) {
     return IntegrityError("object is " + std::to_string(size) + " bytes; the manifest says " + std::to_string(d.size))
@@ -42,7 +48,7 @@ Result<Footer> ReadFooter(ObjectReader& reader, const ObjectDescriptor& d, Objec
   uint64_t tail = std::min(size, kTailGuess);
   for (int attempt = 0; attempt < 2; ++attempt) {
     VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, reader.Read(d.path, size - tail, tail));
-    report.bytes_read += bytes.size();
+    if (bytes_read != nullptr) *bytes_read += bytes.size();
     auto parsed = parquet::ParseFooter(bytes, size);
     if (!parsed.ok()) return At(parsed.status(), d.path);
     if (auto* footer = std::get_if<Footer>(&*parsed)) return std::move(*footer);
@@ -50,6 +56,8 @@ Result<Footer> ReadFooter(ObjectReader& reader, const ObjectDescriptor& d, Objec
   }
   return Internal("footer still incomplete after the requested tail").WithPath(d.path);
 }
+
+namespace {
 
 // One expected leaf column.
 struct Expected {
@@ -124,8 +132,9 @@ std::optional<int32_t> Int32Stat(const std::optional<std::string>& v) {
   return static_cast<int32_t>(u);
 }
 
-// The single CID a postings row group holds, from exact min = max statistics.
-Result<int32_t> RowGroupCid(const parquet::RowGroup& rg, const std::string& where) {
+}  // namespace
+
+Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& rg, const std::string& where) {
   const auto& meta = rg.columns[0].meta_data;
   if (!meta || !meta->statistics) return InvalidFormat("cid has no statistics").WithPath(where);
   const parquet::Statistics& s = *meta->statistics;
@@ -145,6 +154,8 @@ Result<int32_t> RowGroupCid(const parquet::RowGroup& rg, const std::string& wher
   }
   return *min;
 }
+
+namespace {
 
 Result<parquet::DecodedColumn> Decode(ObjectReader& reader, const std::string& path, const Footer& f, size_t rg,
                                       size_t leaf, ObjectCheckReport& report) {
@@ -239,7 +250,7 @@ Status CheckPostingsFile(const Manifest& m, const PostingsFile& file, ObjectRead
   size_t code_leaf = columns.size() - 1;
   for (size_t g = 0; g < groups.size(); ++g) {
     std::string where = RowGroup(path, g);
-    VIGILO_ASSIGN_OR_RETURN(int32_t cid, RowGroupCid(groups[g], where));
+    VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(groups[g], where));
     if (cid < previous) return InvalidFormat("row-group CIDs must not decrease within a file").WithPath(where);
     if (g == 0 && static_cast<uint64_t>(cid) != file.min_cid) {
       return InvalidFormat("first row group holds CID " + std::to_string(cid) + "; the manifest's min-cid is " +

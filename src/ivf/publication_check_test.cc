@@ -12,6 +12,7 @@
 #include "vigilo/common/byte_source.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
+#include "vigilo/ivf/publication_inspect.h"
 #include "vigilo/ivf/publication_writer.h"
 #include "vigilo/ivf/source_writer.h"
 #include "vigilo/store/local_dir.h"
@@ -148,6 +149,35 @@ TEST_F(PublicationCheckTest, AWrittenPublicationPasses) {
   auto deep = CheckPublicationObjects(m_, reader, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   EXPECT_GT(deep->bytes_read, shallow->bytes_read);
+}
+
+TEST_F(PublicationCheckTest, InspectReportsListsAndBuckets) {
+  DirectoryObjectReader reader(root_);
+  auto shape = InspectPublication(m_, reader);
+  ASSERT_TRUE(shape.ok()) << shape.status().ToString();
+  EXPECT_EQ(shape->list_rows, (std::vector<uint64_t>{2, 1, 0, 0, 3}));
+  EXPECT_EQ(shape->empty_lists, 2u);
+  EXPECT_EQ(shape->lists.count, 5u);
+  EXPECT_EQ(shape->lists.min, 0u);
+  EXPECT_EQ(shape->lists.p50, 1u);
+  EXPECT_EQ(shape->lists.max, 3u);
+  EXPECT_DOUBLE_EQ(shape->lists.mean, 1.2);
+  EXPECT_EQ(shape->buckets.min, 3u);  // roots [0,2) and [2,5) hold 3 rows each
+  EXPECT_EQ(shape->buckets.max, 3u);
+  EXPECT_EQ(shape->postings_row_groups, 3u);
+  EXPECT_EQ(shape->postings_bytes, m_.postings[0].object.size + m_.postings[1].object.size);
+}
+
+TEST(SummarizeTest, NearestRankPercentiles) {
+  std::vector<uint64_t> v;
+  for (uint64_t i = 1; i <= 100; ++i) v.push_back(101 - i);
+  SizeSummary s = Summarize(v);
+  EXPECT_EQ(s.p50, 50u);
+  EXPECT_EQ(s.p90, 90u);
+  EXPECT_EQ(s.p99, 99u);
+  EXPECT_EQ(s.max, 100u);
+  EXPECT_EQ(Summarize({}).count, 0u);
+  EXPECT_EQ(Summarize({7}).p99, 7u);
 }
 
 // P-OBJ-02 / size: the object's size must be the manifest's.

@@ -10,6 +10,7 @@
 
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/manifest.h"
+#include "vigilo/parquet/footer.h"
 
 namespace vigilo::ivf {
 
@@ -39,6 +40,16 @@ struct ObjectCheckReport {
   uint64_t row_groups = 0;
   uint64_t bytes_read = 0;
 };
+
+// The footer of a Parquet object: its size must equal the descriptor's
+// (IntegrityError), then one speculative 64 KiB tail read, and a second read
+// only for a larger footer. Adds the bytes read to *bytes_read if given.
+Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& object, uint64_t* bytes_read);
+
+// The single CID a postings row group holds, from its cid chunk's exact
+// min = max statistics (publication-v1.md P-POS-03/04); InvalidFormat at
+// `where` otherwise.
+Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& row_group, const std::string& where);
 
 // Errors name the object (and row group: "<path>: row group 3"):
 // IntegrityError for a size or SHA-256 that differs from the manifest,
