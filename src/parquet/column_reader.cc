@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "chunk_decoder.h"
 #include "value_decoder.h"
 #include "vigilo/parquet/compression.h"
 #include "vigilo/parquet/levels_reader.h"
@@ -22,14 +23,9 @@ bool IsListAnnotated(const SchemaElement& el) {
          el.converted_type == ConvertedType::kList;
 }
 
-// Where a page's bytes are: offsets inside a decompressed buffer do not
-// exist in the file, so errors there point at the page header instead.
-struct PageSpot {
-  size_t index = 0;      // page number in the chunk
-  size_t header_at = 0;  // chunk offset of the page header
-  size_t data_at = 0;    // chunk offset of the bytes being decoded, if raw
-  bool raw = true;       // the bytes are the chunk's own (not decompressed)
-};
+}  // namespace
+
+namespace decode {
 
 Status Locate(Status st, const PageSpot& spot) {
   if (st.ok()) return st;
@@ -43,51 +39,6 @@ Status Locate(Status st, const PageSpot& spot) {
   if (st.offset()) message += " (byte " + std::to_string(*st.offset()) + " of the decompressed page)";
   return Status(st.code(), std::move(message)).WithPath(std::move(path)).WithOffset(spot.header_at);
 }
-
-class ChunkDecoder {
- public:
-  ChunkDecoder(const ColumnDescriptor& column, const ColumnMetaData& meta, const ColumnReadOptions& options)
-      : column_(column), meta_(meta), options_(options), budget_(options.max_decoded_bytes) {
-    out_.values.type = column.type;
-    out_.values.type_length = column.type_length;
-    dictionary_.type = column.type;
-    dictionary_.type_length = column.type_length;
-  }
-
-  Result<DecodedColumn> Run(std::span<const uint8_t> bytes);
-
- private:
-  Status Page(std::span<const uint8_t> bytes, size_t* pos, size_t index);
-  Status DictionaryPage(const PageHeader& header, std::span<const uint8_t> page, const PageSpot& spot);
-  Status DataPageV1(const PageHeader& header, std::span<const uint8_t> page, PageSpot spot);
-  Status DataPageV2(const PageHeader& header, std::span<const uint8_t> page, PageSpot spot);
-  Result<std::span<const uint8_t>> Inflate(std::span<const uint8_t> compressed, int64_t size);
-  Status Levels(size_t n, int64_t* rows_started, size_t* non_null);
-  Status Values(Encoding encoding, std::span<const uint8_t> data, size_t count);
-  Status CheckLevelEncoding(Encoding encoding, const char* which);
-  void ReserveHint(uint64_t num_values, size_t chunk_bytes);
-
-  const ColumnDescriptor& column_;
-  const ColumnMetaData& meta_;
-  const ColumnReadOptions& options_;
-  Budget budget_;
-  DecodedColumn out_;
-  ColumnValues dictionary_;
-  bool has_dictionary_ = false;
-  bool seen_data_ = false;
-  uint64_t levels_seen_ = 0;
-  // Scratch reused across pages.
-  std::vector<uint8_t> page_buf_;
-  std::vector<uint16_t> rep_;
-  std::vector<uint16_t> def_;
-  std::vector<uint32_t> indices_;
-  std::vector<int32_t> lengths_;
-  std::vector<int32_t> suffixes_;
-  // Row and list state carried across pages.
-  uint64_t rows_ = 0;
-  uint64_t slots_ = 0;
-  bool row_has_elements_ = false;
-};
 
 Result<DecodedColumn> ChunkDecoder::Run(std::span<const uint8_t> bytes) {
   if (meta_.num_values < 0) return InvalidFormat("column chunk has a negative num_values");
@@ -118,21 +69,37 @@ Result<DecodedColumn> ChunkDecoder::Run(std::span<const uint8_t> bytes) {
 // budget for it, vectors grow as pages arrive.
 void ChunkDecoder::ReserveHint(uint64_t num_values, size_t chunk_bytes) {
   size_t n = static_cast<size_t>(std::min<uint64_t>(num_values, uint64_t{chunk_bytes} * 8));
-  auto reserve = [&](auto& v) {
+  auto reserve = [&](auto& v, size_t want) {
     using T = typename std::remove_reference_t<decltype(v)>::value_type;
-    if (n > v.capacity() && budget_.Charge((n - v.capacity()) * sizeof(T)).ok()) v.reserve(n);
+    if (want > SIZE_MAX / 2 / sizeof(T)) return;
+    if (want > v.capacity() && budget_.Charge((want - v.capacity()) * sizeof(T)).ok()) v.reserve(want);
   };
   ColumnValues& values = out_.values;
   switch (column_.type) {
-    case Type::kBoolean: reserve(values.booleans); break;
-    case Type::kInt32: reserve(values.int32s); break;
-    case Type::kInt64: reserve(values.int64s); break;
-    case Type::kFloat: reserve(values.floats); break;
-    case Type::kDouble: reserve(values.doubles); break;
-    default: break;  // byte arrays: sizes unknown until decoded
+    case Type::kBoolean: reserve(values.booleans, n); break;
+    case Type::kInt32: reserve(values.int32s, n); break;
+    case Type::kInt64: reserve(values.int64s, n); break;
+    case Type::kFloat: reserve(values.floats, n); break;
+    case Type::kDouble: reserve(values.doubles, n); break;
+    case Type::kByteArray: {
+      reserve(values.binary_offsets, n + 1);
+      // PLAIN and DELTA value bytes fit in the chunk's uncompressed size
+      // (dictionary-encoded ones may not: then the buffer grows as usual).
+      // Reserving once avoids regrowing, which copies and touches twice the
+      // memory.
+      uint64_t declared = meta_.total_uncompressed_size > 0 ? static_cast<uint64_t>(meta_.total_uncompressed_size) : 0;
+      reserve(values.binary, static_cast<size_t>(std::min<uint64_t>(declared, uint64_t{chunk_bytes} * 8)));
+      break;
+    }
+    case Type::kInt96:
+    case Type::kFixedLenByteArray: {
+      size_t width = decode::FixedWidth(column_.type, column_.type_length);
+      if (width > 0 && n <= SIZE_MAX / width) reserve(values.binary, n * width);
+      break;
+    }
   }
   if (column_.max_definition_level > (column_.max_repetition_level > 0 ? column_.repeated_definition_level : 0)) {
-    reserve(column_.max_repetition_level > 0 ? out_.element_valid : out_.row_valid);
+    reserve(column_.max_repetition_level > 0 ? out_.element_valid : out_.row_valid, n);
   }
 }
 
@@ -182,10 +149,10 @@ Result<std::span<const uint8_t>> ChunkDecoder::Inflate(std::span<const uint8_t> 
     return compressed;
   }
   if (static_cast<uint64_t>(size) > kMaxPageBytes) return LimitExceeded("page larger than 2^31-1 bytes").WithOffset(0);
-  VIGILO_RETURN_IF_ERROR(Grow(page_buf_, static_cast<size_t>(size), budget_));
-  Status st = DecompressInto(meta_.codec, compressed, page_buf_);
+  VIGILO_ASSIGN_OR_RETURN(std::span<uint8_t> buf, page_buf_.Get(static_cast<size_t>(size), budget_));
+  Status st = DecompressInto(meta_.codec, compressed, buf);
   if (!st.ok()) return std::move(st).WithOffset(0);
-  return std::span<const uint8_t>(page_buf_);
+  return std::span<const uint8_t>(buf);
 }
 
 Status ChunkDecoder::DictionaryPage(const PageHeader& header, std::span<const uint8_t> page, const PageSpot& spot) {
@@ -221,91 +188,6 @@ Status ChunkDecoder::CheckLevelEncoding(Encoding encoding, const char* which) {
     return Unimplemented(std::string("BIT_PACKED ") + which + " levels are not supported");
   }
   return InvalidFormat(std::string(which) + " levels cannot use " + EncodingName(encoding));
-}
-
-// Turns the page's first n levels (rep_/def_) into rows, list offsets and
-// validity; counts rows started and non-null values.
-Status ChunkDecoder::Levels(size_t n, int64_t* rows_started, size_t* non_null) {
-  const int16_t max_def = column_.max_definition_level;
-  size_t valid = 0;
-  if (column_.max_repetition_level == 0) {
-    if (max_def > 0) {
-      size_t base = static_cast<size_t>(rows_);
-      VIGILO_RETURN_IF_ERROR(Grow(out_.row_valid, base + n, budget_));
-      uint8_t* rv = out_.row_valid.data() + base;
-      const uint16_t* def = def_.data();
-      const auto top = static_cast<uint16_t>(max_def);
-      for (size_t i = 0; i < n; ++i) {
-        uint8_t v = def[i] == top;
-        rv[i] = v;
-        valid += v;
-      }
-    } else {
-      valid = n;
-    }
-    rows_ += n;
-    *rows_started = static_cast<int64_t>(n);
-    *non_null = valid;
-    return Status::Ok();
-  }
-
-  // One repeated ancestor. Worst case every level starts a row and an element.
-  const int32_t d_rep = column_.repeated_definition_level;
-  const bool nullable_rows = d_rep >= 2;
-  const bool nullable_elements = max_def > d_rep;
-  size_t rows0 = static_cast<size_t>(rows_);
-  size_t slots0 = static_cast<size_t>(slots_);
-  // Count first (a branch-free pass) so the outputs grow exactly, not by
-  // the worst case of one row and one element per level.
-  size_t new_rows = 0;
-  size_t new_slots = 0;
-  for (size_t i = 0; i < n; ++i) {
-    new_rows += rep_[i] == 0;
-    new_slots += def_[i] >= d_rep;
-  }
-  VIGILO_RETURN_IF_ERROR(Grow(out_.list_offsets, rows0 + new_rows + 1, budget_));
-  if (nullable_rows) VIGILO_RETURN_IF_ERROR(Grow(out_.row_valid, rows0 + new_rows, budget_));
-  if (nullable_elements) VIGILO_RETURN_IF_ERROR(Grow(out_.element_valid, slots0 + new_slots, budget_));
-  uint64_t rows = rows_;
-  uint64_t slots = slots_;
-  int64_t started = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int32_t d = def_[i];
-    if (rep_[i] == 0) {
-      out_.list_offsets[static_cast<size_t>(rows)] = slots;
-      if (nullable_rows) out_.row_valid[static_cast<size_t>(rows)] = d >= d_rep - 1;
-      ++rows;
-      ++started;
-      row_has_elements_ = d >= d_rep;
-    } else {
-      if (rows == 0) return InvalidFormat("the column chunk starts with repetition level 1").WithOffset(0);
-      if (!row_has_elements_) {
-        return InvalidFormat("repetition level 1 continues an empty or null list (value " + std::to_string(i) +
-                             ")")
-            .WithOffset(0);
-      }
-      if (d < d_rep) {
-        return InvalidFormat("a continued list entry has definition level " + std::to_string(d) + " (value " +
-                             std::to_string(i) + ")")
-            .WithOffset(0);
-      }
-    }
-    if (d >= d_rep) {
-      bool v = d == max_def;
-      if (nullable_elements) out_.element_valid[static_cast<size_t>(slots)] = v;
-      valid += v;
-      ++slots;
-    }
-  }
-  // Shrink to the real sizes (capacity stays charged).
-  out_.list_offsets.resize(static_cast<size_t>(rows) + 1);
-  if (nullable_rows) out_.row_valid.resize(static_cast<size_t>(rows));
-  if (nullable_elements) out_.element_valid.resize(static_cast<size_t>(slots));
-  rows_ = rows;
-  slots_ = slots;
-  *rows_started = started;
-  *non_null = valid;
-  return Status::Ok();
 }
 
 Status ChunkDecoder::Values(Encoding encoding, std::span<const uint8_t> data, size_t count) {
@@ -368,27 +250,36 @@ Status ChunkDecoder::DataPageV1(const PageHeader& header, std::span<const uint8_
   auto data = Inflate(page, header.uncompressed_page_size);
   if (!data.ok()) return Locate(std::move(data).take_status(), spot);
   spot.raw = data->data() == page.data();
+  // Split the level sections first (their length prefixes), then decode them.
   size_t pos = 0;
+  std::span<const uint8_t> rep;
+  std::span<const uint8_t> def;
+  PageSpot def_spot = spot;
+  std::span<const uint8_t> stream;
   if (column_.max_repetition_level > 0) {
     VIGILO_RETURN_IF_ERROR(fail(CheckLevelEncoding(dp.repetition_level_encoding, "repetition")));
-    VIGILO_RETURN_IF_ERROR(Grow(rep_, n, budget_));
-    size_t used = 0;
-    VIGILO_RETURN_IF_ERROR(Locate(DecodeLevels(*data, true, column_.max_repetition_level, rep_, &used), spot));
-    pos += used;
+    VIGILO_RETURN_IF_ERROR(Locate(LevelStream(*data, true, &stream, &pos), spot));
+    rep = data->first(pos);
   }
   if (column_.max_definition_level > 0) {
-    VIGILO_RETURN_IF_ERROR(fail(CheckLevelEncoding(dp.definition_level_encoding, "definition")));
-    VIGILO_RETURN_IF_ERROR(Grow(def_, n, budget_));
+    def_spot.data_at += pos;
+    Status st = fail(CheckLevelEncoding(dp.definition_level_encoding, "definition"));
     size_t used = 0;
-    PageSpot at = spot;
-    at.data_at += pos;
-    VIGILO_RETURN_IF_ERROR(
-        Locate(DecodeLevels(data->subspan(pos), true, column_.max_definition_level, def_, &used), at));
+    if (st.ok()) st = Locate(LevelStream(data->subspan(pos), true, &stream, &used), def_spot);
+    if (!st.ok()) {
+      // A repetition level error is reported first: they come first in the page.
+      if (!rep.empty()) {
+        VIGILO_ASSIGN_OR_RETURN(std::span<uint16_t> r, decode::Scratch(rep_, n, budget_));
+        VIGILO_RETURN_IF_ERROR(Locate(DecodeLevels(rep, true, column_.max_repetition_level, r, &used), spot));
+      }
+      return st;
+    }
+    def = data->subspan(pos, used);
     pos += used;
   }
   int64_t started = 0;
   size_t non_null = 0;
-  VIGILO_RETURN_IF_ERROR(Locate(Levels(n, &started, &non_null), spot));
+  VIGILO_RETURN_IF_ERROR(PageLevels(n, true, rep, def, spot, def_spot, &started, &non_null));
   levels_seen_ += n;
   PageSpot at = spot;
   at.data_at += pos;
@@ -420,21 +311,12 @@ Status ChunkDecoder::DataPageV2(const PageHeader& header, std::span<const uint8_
   seen_data_ = true;
   auto rl = static_cast<size_t>(rep_len);
   auto dl = static_cast<size_t>(def_len);
-  size_t used = 0;
-  if (column_.max_repetition_level > 0) {
-    VIGILO_RETURN_IF_ERROR(Grow(rep_, n, budget_));
-    VIGILO_RETURN_IF_ERROR(Locate(DecodeLevels(page.first(rl), false, column_.max_repetition_level, rep_, &used), spot));
-  }
-  if (column_.max_definition_level > 0) {
-    VIGILO_RETURN_IF_ERROR(Grow(def_, n, budget_));
-    PageSpot at = spot;
-    at.data_at += rl;
-    VIGILO_RETURN_IF_ERROR(
-        Locate(DecodeLevels(page.subspan(rl, dl), false, column_.max_definition_level, def_, &used), at));
-  }
+  PageSpot def_spot = spot;
+  def_spot.data_at += rl;
   int64_t started = 0;
   size_t non_null = 0;
-  VIGILO_RETURN_IF_ERROR(Locate(Levels(n, &started, &non_null), spot));
+  VIGILO_RETURN_IF_ERROR(PageLevels(n, false, page.first(rl), page.subspan(rl, dl), spot, def_spot, &started,
+                                    &non_null));
   if (started != dp.num_rows) {
     return fail(InvalidFormat("data page v2 starts " + std::to_string(started) + " rows, its header says " +
                               std::to_string(dp.num_rows)));
@@ -456,6 +338,12 @@ Status ChunkDecoder::DataPageV2(const PageHeader& header, std::span<const uint8_
   }
   return Locate(Values(dp.encoding, values, non_null), at);
 }
+
+}  // namespace decode
+
+namespace {
+
+using decode::ChunkDecoder;
 
 std::string JoinPath(const std::vector<std::string>& path) {
   std::string out;

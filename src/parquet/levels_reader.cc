@@ -31,11 +31,15 @@ void Unpack(std::span<const uint8_t> bytes, uint64_t first_bit, int bit_width, s
   // Fast path: a whole unaligned 8-byte load is in bounds; values of up to 56
   // bits are within one load (shift <= 7).
   size_t i = 0;
-  if (bit_width <= 56) {
-    for (; i < count; ++i) {
+  if (bit_width <= 56 && bytes.size() >= 8) {
+    // Values whose 8-byte load stays in bounds: those starting at or before
+    // the last bit of byte size - 8. Counted once so the loop has no check.
+    uint64_t last_bit = (uint64_t{bytes.size()} - 8) * 8 + 7;
+    size_t safe = 0;
+    if (first_bit <= last_bit) safe = static_cast<size_t>(std::min<uint64_t>(count, (last_bit - first_bit) / width + 1));
+    for (; i < safe; ++i) {
       uint64_t bit = first_bit + i * width;
       size_t byte = bit >> 3;
-      if (byte + 8 > bytes.size()) break;
       uint64_t word;
       std::memcpy(&word, bytes.data() + byte, 8);
       if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
@@ -61,6 +65,9 @@ void UnpackBits(std::span<const uint8_t> bytes, int bit_width, size_t count, uin
 }
 void UnpackBits(std::span<const uint8_t> bytes, int bit_width, size_t count, uint64_t* out) {
   Unpack(bytes, 0, bit_width, count, out);
+}
+void UnpackBits(std::span<const uint8_t> bytes, uint64_t first_bit, int bit_width, size_t count, uint16_t* out) {
+  Unpack(bytes, first_bit, bit_width, count, out);
 }
 
 Status RleBitPackedDecoder::NextRun() {
@@ -139,23 +146,50 @@ Status RleBitPackedDecoder::Decode(std::span<uint32_t> out) { return DecodeInto(
 Status RleBitPackedDecoder::Decode(std::span<uint16_t> out) { return DecodeInto(out); }
 Status RleBitPackedDecoder::Decode(std::span<uint8_t> out) { return DecodeInto(out); }
 
+Status RleBitPackedDecoder::NextSpan(size_t max, Span* span) {
+  while (run_left_ == 0) VIGILO_RETURN_IF_ERROR(NextRun());
+  size_t take = static_cast<size_t>(std::min<uint64_t>(run_left_, max));
+  span->rle = is_rle_;
+  span->count = take;
+  if (is_rle_) {
+    span->value = rle_value_;
+  } else {
+    uint64_t first_bit = packed_next_ * static_cast<uint64_t>(bit_width_);
+    uint64_t end_bit = first_bit + take * static_cast<uint64_t>(bit_width_);
+    if ((end_bit + 7) / 8 > packed_.size()) return ParseError("bit-packed run is truncated").WithOffset(pos_);
+    span->packed = packed_;
+    span->first_bit = first_bit;
+    packed_next_ += take;
+  }
+  run_left_ -= take;
+  return Status::Ok();
+}
+
+Status LevelStream(std::span<const uint8_t> bytes, bool length_prefixed, std::span<const uint8_t>* stream,
+                   size_t* consumed) {
+  if (!length_prefixed) {
+    *stream = bytes;
+    *consumed = bytes.size();
+    return Status::Ok();
+  }
+  if (bytes.size() < 4) return ParseError("levels length prefix is truncated").WithOffset(0);
+  uint32_t n = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+               static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+  if (n > bytes.size() - 4) {
+    return ParseError("levels length " + std::to_string(n) + " exceeds the " + std::to_string(bytes.size() - 4) +
+                      " bytes left in the page")
+        .WithOffset(0);
+  }
+  *stream = bytes.subspan(4, n);
+  *consumed = 4 + size_t{n};
+  return Status::Ok();
+}
+
 Status DecodeLevels(std::span<const uint8_t> bytes, bool length_prefixed, int16_t max_level,
                     std::span<uint16_t> out, size_t* consumed) {
-  size_t start = 0;
-  std::span<const uint8_t> stream = bytes;
-  if (length_prefixed) {
-    if (bytes.size() < 4) return ParseError("levels length prefix is truncated").WithOffset(0);
-    uint32_t n = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
-                 static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
-    if (n > bytes.size() - 4) {
-      return ParseError("levels length " + std::to_string(n) + " exceeds the " + std::to_string(bytes.size() - 4) +
-                        " bytes left in the page")
-          .WithOffset(0);
-    }
-    start = 4;
-    stream = bytes.subspan(4, n);
-  }
-  *consumed = start + stream.size();
+  std::span<const uint8_t> stream;
+  VIGILO_RETURN_IF_ERROR(LevelStream(bytes, length_prefixed, &stream, consumed));
+  size_t start = length_prefixed ? 4 : 0;
   int width = BitWidthFor(static_cast<uint64_t>(max_level));
   RleBitPackedDecoder decoder(stream, width);
   Status st = decoder.Decode(out);

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,12 +91,72 @@ Result<std::vector<uint8_t>> LocalParquetFile::Read(ByteRange range) const {
   return out;
 }
 
+Result<std::span<const uint8_t>> LocalParquetFile::ReadInto(ByteRange range, std::vector<uint8_t>& buffer) const {
+  if (range.offset > size_ || range.length > size_ - range.offset) {
+    return OutOfRange("byte range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
+                      ") leaves the " + std::to_string(size_) + "-byte file");
+  }
+  auto n = static_cast<size_t>(range.length);
+  if (buffer.size() < n) buffer.resize(n);
+  VIGILO_RETURN_IF_ERROR(PreadAll(fd_, buffer.data(), n, range.offset, path_));
+  return std::span<const uint8_t>(buffer.data(), n);
+}
+
 Result<DecodedColumn> LocalParquetFile::ReadColumnChunk(size_t row_group, size_t leaf,
                                                         const ColumnReadOptions& options) const {
   VIGILO_ASSIGN_OR_RETURN(std::vector<ColumnChunkPlan> plan, PlanRowGroup(footer_, row_group));
   if (leaf >= plan.size()) return NotFound("leaf column " + std::to_string(leaf) + " does not exist");
   VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, Read(plan[leaf].range));
   return DecodeColumnChunk(footer_, row_group, leaf, bytes, options);
+}
+
+Result<MappedFile> MappedFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot open", path);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }  // the mapping outlives the descriptor
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path);
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(path + " is not a regular file");
+  MappedFile f;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ == 0) return f;
+  // MAP_POPULATE maps the (cached) pages up front in one call instead of
+  // one fault per few pages as they are first read.
+  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (p == MAP_FAILED) return ErrnoStatus("cannot map", path);
+  f.data_ = static_cast<const uint8_t*>(p);
+  return f;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+    data_ = other.data_;
+    size_ = other.size_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+Result<std::span<const uint8_t>> MappedFile::Slice(ByteRange range) const {
+  if (range.offset > size_ || range.length > size_ - range.offset) {
+    return OutOfRange("byte range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
+                      ") leaves the " + std::to_string(size_) + "-byte file");
+  }
+  return bytes().subspan(static_cast<size_t>(range.offset), static_cast<size_t>(range.length));
 }
 
 }  // namespace vigilo::parquet

@@ -26,9 +26,7 @@ template <typename T>
 Status PlainFixed(std::span<const uint8_t> data, size_t count, std::vector<T>& out, Budget& budget,
                   size_t* consumed) {
   if (count > data.size() / sizeof(T)) return Truncated("PLAIN values", data.size());
-  size_t old = out.size();
-  VIGILO_RETURN_IF_ERROR(Grow(out, old + count, budget));
-  if (count > 0) std::memcpy(out.data() + old, data.data(), count * sizeof(T));
+  VIGILO_RETURN_IF_ERROR(AppendRaw(out, data.data(), count, budget));
   *consumed = count * sizeof(T);
   return Status::Ok();
 }
@@ -47,33 +45,32 @@ Status PlainByteArray(std::span<const uint8_t> data, size_t count, ColumnValues*
                       size_t* consumed) {
   // Each value has a 4-byte length, so `count` is bounded by the bytes.
   if (count > data.size() / 4) return Truncated("PLAIN byte arrays", data.size());
-  size_t pos = 0;
-  uint64_t total = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (data.size() - pos < 4) return Truncated("a PLAIN byte array length", pos);
-    uint32_t len = LoadLe32(data.data() + pos);
-    if (len > data.size() - pos - 4) return Truncated("a PLAIN byte array", pos);
-    pos += 4 + len;
-    total += len;
-  }
   if (out->binary_offsets.empty()) VIGILO_RETURN_IF_ERROR(Grow(out->binary_offsets, 1, budget));
   size_t old_n = out->binary_offsets.size();
   size_t old_bytes = out->binary.size();
-  VIGILO_RETURN_IF_ERROR(Grow(out->binary_offsets, old_n + count, budget));
-  VIGILO_RETURN_IF_ERROR(Grow(out->binary, old_bytes + static_cast<size_t>(total), budget));
-  uint8_t* dst = out->binary.data() + old_bytes;
-  uint64_t* offsets = out->binary_offsets.data() + old_n;
+  VIGILO_RETURN_IF_ERROR(Reserve(out->binary_offsets, old_n + count, budget));
+  // The values section must be consumed exactly (the caller checks), so a
+  // valid page holds exactly this many value bytes; reserving them up front
+  // makes the copy a single pass.
+  VIGILO_RETURN_IF_ERROR(Reserve(out->binary, old_bytes + (data.size() - 4 * count), budget));
+  // Appending into reserved capacity writes each byte once (Grow would zero
+  // the bytes first).
+  std::vector<uint8_t>& bin = out->binary;
+  std::vector<uint64_t>& offsets = out->binary_offsets;
+  const uint8_t* p = data.data();
+  const uint8_t* end = p + data.size();
   uint64_t at = old_bytes;
-  pos = 0;
   for (size_t i = 0; i < count; ++i) {
-    uint32_t len = LoadLe32(data.data() + pos);
-    if (len > 0) std::memcpy(dst, data.data() + pos + 4, len);
-    dst += len;
+    auto pos = static_cast<size_t>(p - data.data());
+    if (end - p < 4) return Truncated("a PLAIN byte array length", pos);
+    uint32_t len = LoadLe32(p);
+    if (len > static_cast<size_t>(end - p) - 4) return Truncated("a PLAIN byte array", pos);
+    bin.insert(bin.end(), p + 4, p + 4 + len);
     at += len;
-    offsets[i] = at;
-    pos += 4 + len;
+    offsets.push_back(at);
+    p += 4 + size_t{len};
   }
-  *consumed = pos;
+  *consumed = static_cast<size_t>(p - data.data());
   return Status::Ok();
 }
 
@@ -296,29 +293,25 @@ Status DecodeDictionaryIndices(std::span<const uint8_t> data, size_t count, cons
   if (width > 32) {
     return InvalidFormat("dictionary index bit width " + std::to_string(width) + " exceeds 32").WithOffset(0);
   }
-  VIGILO_RETURN_IF_ERROR(Grow(indices, count, budget));
+  VIGILO_ASSIGN_OR_RETURN(std::span<uint32_t> idx, Scratch(indices, count, budget));
   RleBitPackedDecoder decoder(data.subspan(1), width);
-  VIGILO_RETURN_IF_ERROR(WithBase(decoder.Decode(std::span(indices)), 1));
+  VIGILO_RETURN_IF_ERROR(WithBase(decoder.Decode(idx), 1));
   *consumed = 1 + decoder.offset();
 
   size_t dict_size = dictionary.size();
   uint32_t max_index = 0;
-  for (uint32_t idx : indices) max_index = std::max(max_index, idx);
+  for (uint32_t i : idx) max_index = std::max(max_index, i);
   if (count > 0 && max_index >= dict_size) {
-    size_t at = static_cast<size_t>(std::find_if(indices.begin(), indices.end(),
-                                                 [&](uint32_t v) { return v >= dict_size; }) -
-                                    indices.begin());
-    return InvalidFormat("dictionary index " + std::to_string(indices[at]) + " (value " + std::to_string(at) +
+    size_t at = static_cast<size_t>(std::find_if(idx.begin(), idx.end(), [&](uint32_t v) { return v >= dict_size; }) -
+                                    idx.begin());
+    return InvalidFormat("dictionary index " + std::to_string(idx[at]) + " (value " + std::to_string(at) +
                          ") is out of range for a dictionary of " + std::to_string(dict_size) + " values")
         .WithOffset(0);
   }
+  const uint32_t* ix = idx.data();
   auto gather = [&](auto& dst, const auto& src) -> Status {
-    size_t old = dst.size();
-    VIGILO_RETURN_IF_ERROR(Grow(dst, old + count, budget));
-    auto* d = dst.data() + old;
     const auto* s = src.data();
-    for (size_t i = 0; i < count; ++i) d[i] = s[indices[i]];
-    return Status::Ok();
+    return AppendGenerated(dst, count, budget, [s, ix](size_t i) { return s[ix[i]]; });
   };
   switch (out->type) {
     case Type::kBoolean: return gather(out->booleans, dictionary.booleans);
@@ -332,7 +325,7 @@ Status DecodeDictionaryIndices(std::span<const uint8_t> data, size_t count, cons
       size_t old = out->binary.size();
       VIGILO_RETURN_IF_ERROR(Grow(out->binary, old + count * w, budget));
       uint8_t* d = out->binary.data() + old;
-      for (size_t i = 0; i < count; ++i) std::memcpy(d + i * w, dictionary.binary.data() + indices[i] * w, w);
+      for (size_t i = 0; i < count; ++i) std::memcpy(d + i * w, dictionary.binary.data() + ix[i] * w, w);
       return Status::Ok();
     }
     case Type::kByteArray: {
@@ -340,7 +333,7 @@ Status DecodeDictionaryIndices(std::span<const uint8_t> data, size_t count, cons
       // anything is copied.
       uint64_t total = 0;
       const uint64_t* off = dictionary.binary_offsets.data();
-      for (size_t i = 0; i < count; ++i) total += off[indices[i] + 1] - off[indices[i]];
+      for (size_t i = 0; i < count; ++i) total += off[ix[i] + 1] - off[ix[i]];
       if (total > std::numeric_limits<size_t>::max() / 2) return LimitExceeded("decoding the column chunk exceeds the memory budget");
       if (out->binary_offsets.empty()) VIGILO_RETURN_IF_ERROR(Grow(out->binary_offsets, 1, budget));
       size_t old_n = out->binary_offsets.size();
@@ -349,8 +342,8 @@ Status DecodeDictionaryIndices(std::span<const uint8_t> data, size_t count, cons
       VIGILO_RETURN_IF_ERROR(Grow(out->binary, old_bytes + static_cast<size_t>(total), budget));
       uint64_t at = old_bytes;
       for (size_t i = 0; i < count; ++i) {
-        uint64_t b = off[indices[i]];
-        uint64_t len = off[indices[i] + 1] - b;
+        uint64_t b = off[ix[i]];
+        uint64_t len = off[ix[i] + 1] - b;
         if (len > 0) std::memcpy(out->binary.data() + at, dictionary.binary.data() + b, static_cast<size_t>(len));
         at += len;
         out->binary_offsets[old_n + i] = at;
@@ -469,17 +462,16 @@ Status DecodeByteStreamSplit(std::span<const uint8_t> data, size_t count, Column
   size_t width = FixedWidth(out->type, out->type_length);
   if (count > data.size() / width) return Truncated("BYTE_STREAM_SPLIT values", data.size());
   // Stream k holds byte k of every value: value i's byte k is data[k * count + i].
+  const uint8_t* src = data.data();
   auto split = [&](auto& dst) -> Status {
     using T = typename std::remove_reference_t<decltype(dst)>::value_type;
-    size_t old = dst.size();
-    VIGILO_RETURN_IF_ERROR(Grow(dst, old + count, budget));
-    T* d = dst.data() + old;
-    for (size_t i = 0; i < count; ++i) {
+    return AppendGenerated(dst, count, budget, [src, count](size_t i) {
       uint8_t tmp[sizeof(T)];
-      for (size_t k = 0; k < sizeof(T); ++k) tmp[k] = data[k * count + i];
-      std::memcpy(d + i, tmp, sizeof(T));
-    }
-    return Status::Ok();
+      for (size_t k = 0; k < sizeof(T); ++k) tmp[k] = src[k * count + i];
+      T v;
+      std::memcpy(&v, tmp, sizeof(T));
+      return v;
+    });
   };
   *consumed = count * width;
   switch (out->type) {

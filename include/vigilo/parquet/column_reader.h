@@ -41,6 +41,10 @@ struct ColumnReadOptions {
   // page carries one; a mismatch is kIntegrityError.
   bool verify_crc = true;
   DecodeOptions page_header;  // budget for each decoded PageHeader
+  // Pages whose definition levels are all the maximum (no nulls) skip
+  // per-value level handling. The result is identical either way; false
+  // forces the per-value path (tests compare the two).
+  bool level_fast_paths = true;
 };
 
 // How a leaf's values form rows.

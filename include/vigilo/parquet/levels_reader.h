@@ -23,6 +23,8 @@ int BitWidthFor(uint64_t max_value);
 // hold at least ceil(count * bit_width / 8) bytes (checked by the caller).
 void UnpackBits(std::span<const uint8_t> bytes, int bit_width, size_t count, uint32_t* out);
 void UnpackBits(std::span<const uint8_t> bytes, int bit_width, size_t count, uint64_t* out);
+// From bit `first_bit` on, into 16-bit values (bit_width 0..16).
+void UnpackBits(std::span<const uint8_t> bytes, uint64_t first_bit, int bit_width, size_t count, uint16_t* out);
 
 // Decodes a hybrid stream without a length prefix.
 class RleBitPackedDecoder {
@@ -34,6 +36,22 @@ class RleBitPackedDecoder {
   Status Decode(std::span<uint32_t> out);
   Status Decode(std::span<uint16_t> out);
   Status Decode(std::span<uint8_t> out);
+
+  // Run-at-a-time decoding, for callers that exploit runs (the column
+  // reader's level fast paths): takes the next piece, at most `max` (> 0)
+  // values, of the current run, without unpacking it. An RLE piece is
+  // `value` repeated `count` times; a bit-packed piece's values are bits
+  // [first_bit, first_bit + count * bit_width) of `packed` (checked to be
+  // present; UnpackBits reads them). A stream that ends is kParseError, as
+  // in Decode; pieces and Decode calls may be mixed.
+  struct Span {
+    bool rle = false;
+    uint32_t value = 0;  // RLE only
+    size_t count = 0;
+    std::span<const uint8_t> packed;
+    uint64_t first_bit = 0;
+  };
+  Status NextSpan(size_t max, Span* span);
 
   size_t offset() const { return pos_; }  // bytes consumed so far
 
@@ -53,6 +71,12 @@ class RleBitPackedDecoder {
   std::span<const uint8_t> packed_;
   uint64_t packed_next_ = 0;
 };
+
+// The hybrid stream of one page's levels: with `length_prefixed` (data page
+// v1) the u32 little-endian length is checked and stripped; *consumed
+// receives the bytes used (prefix included; for v2 the whole span).
+Status LevelStream(std::span<const uint8_t> bytes, bool length_prefixed, std::span<const uint8_t>* stream,
+                   size_t* consumed);
 
 // Definition or repetition levels of one data page (0..max_level each).
 // With `length_prefixed` (data page v1) the stream starts with its byte
