@@ -22,24 +22,10 @@ using json::Array;
 using json::Object;
 using json::Value;
 
-const char* TypeName(Type t) {
-  switch (t) {
-    case Type::kBoolean: return "BOOLEAN";
-    case Type::kInt32: return "INT32";
-    case Type::kInt64: return "INT64";
-    case Type::kInt96: return "INT96";
-    case Type::kFloat: return "FLOAT";
-    case Type::kDouble: return "DOUBLE";
-    case Type::kByteArray: return "BYTE_ARRAY";
-    case Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
-  }
-  return nullptr;
-}
-
 // Known enum names, else the number (a newer writer's value).
 Value EnumValue(const char* name, int32_t number) { return name ? Value(name) : Value::Int(number); }
 
-Value PhysicalType(Type t) { return EnumValue(TypeName(t), static_cast<int32_t>(t)); }
+Value PhysicalType(Type t) { return EnumValue(PhysicalTypeName(t), static_cast<int32_t>(t)); }
 
 Value EncodingValue(Encoding e) {
   static const char* kNames[] = {"PLAIN", nullptr, "PLAIN_DICTIONARY", "RLE", "BIT_PACKED", "DELTA_BINARY_PACKED",

@@ -20,17 +20,8 @@ namespace pq = vigilo::parquet;
 using Kind = ColumnType::Kind;
 
 std::string PhysicalName(pq::Type t) {
-  switch (t) {
-    case pq::Type::kBoolean: return "BOOLEAN";
-    case pq::Type::kInt32: return "INT32";
-    case pq::Type::kInt64: return "INT64";
-    case pq::Type::kInt96: return "INT96";
-    case pq::Type::kFloat: return "FLOAT";
-    case pq::Type::kDouble: return "DOUBLE";
-    case pq::Type::kByteArray: return "BYTE_ARRAY";
-    case pq::Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
-  }
-  return "unknown";
+  const char* name = pq::PhysicalTypeName(t);
+  return name != nullptr ? name : "type " + std::to_string(static_cast<int32_t>(t));
 }
 
 // The leaves under top-level field `name`.

@@ -239,17 +239,8 @@ std::string EncodingName(Encoding encoding) {
 }
 
 std::string TypeName(Type type) {
-  switch (type) {
-    case Type::kBoolean: return "BOOLEAN";
-    case Type::kInt32: return "INT32";
-    case Type::kInt64: return "INT64";
-    case Type::kInt96: return "INT96";
-    case Type::kFloat: return "FLOAT";
-    case Type::kDouble: return "DOUBLE";
-    case Type::kByteArray: return "BYTE_ARRAY";
-    case Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
-  }
-  return "type " + std::to_string(static_cast<int32_t>(type));
+  const char* name = PhysicalTypeName(type);
+  return name != nullptr ? name : "type " + std::to_string(static_cast<int32_t>(type));
 }
 
 Status DecodePlain(std::span<const uint8_t> data, size_t count, ColumnValues* out, Budget& budget, size_t* consumed) {

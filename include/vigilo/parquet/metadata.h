@@ -36,6 +36,10 @@ enum class Type : int32_t {
   kFixedLenByteArray = 7,
 };
 
+// "BOOLEAN" … "FIXED_LEN_BYTE_ARRAY" as the Parquet specification spells
+// them; nullptr for a value this reader does not know (a newer writer's).
+const char* PhysicalTypeName(Type type);
+
 // Deprecated in favour of LogicalType but still written for old readers.
 enum class ConvertedType : int32_t {
   kUtf8 = 0,
