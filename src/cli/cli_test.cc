@@ -223,6 +223,14 @@ TEST(CliTest, IndexBuildThenValidate) {
   EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_NE(inspect.out.find("\"lists\":{\"count\":10,"), std::string::npos) << inspect.out;
   EXPECT_NE(inspect.out.find("\"postings-files\":3,"), std::string::npos) << inspect.out;
+  // Row 33 is its own nearest neighbour at distance 0 with every list probed.
+  CliRun query = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] --k 2 --nprobe 10 --json");
+  EXPECT_EQ(query.exit_code, 0) << query.err;
+  EXPECT_EQ(query.out.substr(0, query.out.find('\n')), "{\"query\":0,\"rank\":0,\"id\":33,\"_distance\":0}") << query.out;
+  EXPECT_EQ(std::count(query.out.begin(), query.out.end(), '\n'), 2);
+  CliRun wrong = Vigilo("index query " + out + "/manifest.json --vector [1,2,3]");
+  EXPECT_EQ(wrong.exit_code, kExitUsage);
+  EXPECT_NE(wrong.err.find("the index dimension is 4"), std::string::npos) << wrong.err;
   std::string manifest = ReadFile(out + "/manifest.json");
   CliRun again = Vigilo(build);
   EXPECT_EQ(again.exit_code, 9);

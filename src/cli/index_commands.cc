@@ -10,6 +10,7 @@
 #include "vigilo/common/byte_source.h"
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -18,6 +19,8 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/ivf/publication_inspect.h"
+#include "vigilo/ivf/query.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cli {
@@ -218,6 +221,120 @@ Status Inspect(const std::string& path) {
   return WriteStdout(line);
 }
 
+struct QueryArgs {
+  std::string manifest, vector, queries;
+  uint32_t k = 10, nprobe = 16;
+  bool json = false;
+};
+
+Result<std::vector<float>> VectorFromJson(const json::Value& v, const std::string& where) {
+  if (!v.is_array()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
+  std::vector<float> out;
+  for (const json::Value& x : v.as_array()) {
+    if (!x.is_number()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
+    out.push_back(static_cast<float>(x.as_number().AsDouble()));
+  }
+  return out;
+}
+
+// --vector JSON, or --queries FILE: .fvecs/.bvecs/.npy, or JSON lines of arrays.
+Result<std::vector<std::vector<float>>> LoadQueries(const QueryArgs& a) {
+  std::vector<std::vector<float>> out;
+  if (!a.vector.empty()) {
+    auto parsed = json::Parse(a.vector);
+    if (!parsed.ok()) return InvalidArgument("--vector: " + parsed.status().ToString());
+    VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, "--vector"));
+    out.push_back(std::move(v));
+    return out;
+  }
+  if (a.queries.size() > 6 && a.queries.substr(a.queries.size() - 6) == ".jsonl") {
+    VIGILO_ASSIGN_OR_RETURN(std::string text, ReadFileToString(a.queries, 1u << 30));
+    size_t start = 0, line = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string_view row(text.data() + start, end - start);
+      start = end + 1;
+      ++line;
+      if (row.empty()) continue;
+      auto parsed = json::Parse(row);
+      if (!parsed.ok()) return std::move(parsed).status().WithPath(a.queries + ": line " + std::to_string(line));
+      VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, a.queries + ": line " + std::to_string(line)));
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+  VIGILO_ASSIGN_OR_RETURN(auto input, ivf::OpenVectorInput(a.queries, {}));
+  ivf::InputBlock block;
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(bool more, input->Next(&block));
+    if (!more) break;
+    for (size_t i = 0; i < block.rows; ++i) {
+      out.emplace_back(block.vectors.begin() + static_cast<std::ptrdiff_t>(i * input->dimension()),
+                       block.vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * input->dimension()));
+    }
+  }
+  return out;
+}
+
+std::string FloatText(float f) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, f);  // shortest text that reads back as the same float
+  return std::string(buf, r.ptr);
+}
+
+// A key as JSON: booleans, integers (date: days since 1970-01-01), strings;
+// binary and fixed(L) as lowercase hex strings.
+Result<std::string> KeyJson(const ivf::KeyColumn& keys, size_t i) {
+  using K = ivf::ColumnType::Kind;
+  switch (keys.type.kind) {
+    case K::kBoolean: return std::string(keys.booleans[i] ? "true" : "false");
+    case K::kInt:
+    case K::kLong:
+    case K::kDate: return std::to_string(keys.integers[i]);
+    case K::kString: return json::ToCanonical(json::Value(std::string(keys.Bytes(i))));
+    default: {
+      std::string_view b = keys.Bytes(i);
+      static const char* kHex = "0123456789abcdef";
+      std::string out = "\"";
+      for (unsigned char c : b) {
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+      }
+      return out + "\"";
+    }
+  }
+}
+
+Status Query(const QueryArgs& a) {
+  if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
+  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(a.manifest, ivf::kMaxManifestBytes));
+  auto manifest = ivf::ParseManifest(file.bytes());
+  if (!manifest.ok()) return manifest.status().path().empty() ? manifest.status().WithPath(a.manifest) : manifest.status();
+  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a));
+  ivf::PublicationReader reader(*manifest);
+  ivf::DirectoryObjectReader objects(std::filesystem::path(a.manifest).parent_path().string());
+  ivf::QueryOptions options;
+  options.k = a.k;
+  options.nprobe = a.nprobe;
+  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, objects, std::move(queries), options));
+  const std::string& key_name = manifest->index.source_key[0].name;
+  VIGILO_ASSIGN_OR_RETURN(std::string key_label, json::ToCanonical(json::Value(key_name)));
+  std::string out;
+  if (!a.json) out = "query\trank\t" + key_name + "\t_distance\n";
+  for (size_t i = 0; i < result.hits.size(); ++i) {
+    const ivf::QueryHit& h = result.hits[i];
+    VIGILO_ASSIGN_OR_RETURN(std::string key, KeyJson(result.keys, i));
+    if (a.json) {
+      out += "{\"query\":" + std::to_string(h.query) + ",\"rank\":" + std::to_string(h.rank) + "," + key_label + ":" +
+             key + ",\"_distance\":" + FloatText(h.distance) + "}\n";
+    } else {
+      out += std::to_string(h.query) + "\t" + std::to_string(h.rank) + "\t" + key + "\t" + FloatText(h.distance) + "\n";
+    }
+  }
+  return WriteStdout(out);
+}
+
 }  // namespace
 
 void RegisterIndexCommands(CLI::App& app, Action* action) {
@@ -243,6 +360,16 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
   build->add_option("--out", b->out, "Publication directory (must not hold a publication yet)")->required();
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
+
+  auto q = std::make_shared<QueryArgs>();
+  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a local publication");
+  query->add_option("manifest", q->manifest, "Path of manifest.json (objects are read beside it)")->required();
+  query->add_option("--vector", q->vector, "One query as a JSON array, e.g. [0.1,0.2,…]");
+  query->add_option("--queries", q->queries, "Query file: .fvecs, .bvecs, .npy, or .jsonl lines of JSON arrays");
+  query->add_option("--k", q->k, "Results per query (default 10)");
+  query->add_option("--nprobe", q->nprobe, "Leaf lists probed per query (default 16)");
+  query->add_flag("--json", q->json, "One JSON object per result: query, rank, key, _distance");
+  query->callback([q, action] { *action = [q] { return Query(*q); }; });
 
   auto inspected = std::make_shared<std::string>();
   auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part");

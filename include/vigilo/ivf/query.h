@@ -1,0 +1,126 @@
+// The sans-IO query core (docs/format/ivf-query.md): it plans exact byte
+// ranges and consumes the bytes the caller fetched; it never opens a file or
+// a socket, so the CLI (local files) and a browser (HTTP ranges) share it.
+//
+//   PublicationReader reader(manifest);             // caches centroids and footers
+//   auto run = QueryRun::Start(reader, {query}, {.k = 10, .nprobe = 16});
+//   while (!run->done()) {
+//     std::vector<std::vector<uint8_t>> bytes;      // one per request, in order
+//     for (const ObjectRange& r : run->requests()) bytes.push_back(fetch(r));
+//     VIGILO_RETURN_IF_ERROR(run->Supply(std::move(bytes)));
+//   }
+//   const QueryResult& result = run->result();
+//
+// Steps: the centroids object (once per reader) → every leaf centroid ranked
+// globally, the nprobe nearest CIDs → the postings files whose [min-cid,
+// max-cid] hold them, from the manifest alone → their footers (one
+// speculative tail read; cached), CID statistics checked → only the selected
+// row groups' key/offset/scale/code chunks, adjacent ranges coalesced →
+// scored → top-k by (_distance, postings order).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/ivf/input.h"
+#include "vigilo/ivf/lvq.h"
+#include "vigilo/ivf/manifest.h"
+#include "vigilo/ivf/publication_check.h"
+#include "vigilo/parquet/footer.h"
+
+namespace vigilo::ivf {
+
+struct ObjectRange {
+  std::string path;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  friend bool operator==(const ObjectRange&, const ObjectRange&) = default;
+};
+
+struct QueryOptions {
+  uint32_t k = 10;
+  uint32_t nprobe = 16;
+  uint64_t footer_tail_bytes = 64 * 1024;  // the speculative footer read
+};
+
+struct QueryHit {
+  uint32_t query = 0;  // index of the query vector
+  uint32_t rank = 0;   // 0-based
+  float distance = 0;
+  uint32_t cid = 0;
+  size_t file = 0;   // index into manifest.postings
+  uint64_t row = 0;  // row within that file
+};
+
+struct QueryResult {
+  std::vector<QueryHit> hits;  // query by query, rank by rank
+  KeyColumn keys;              // keys.Bytes(i) / keys.integers[i] … belong to hits[i]
+  uint64_t bytes_fetched = 0;
+  uint64_t requests = 0;
+};
+
+// Per-publication state shared by queries: decoded centroids and parsed
+// footers, cached forever (publications are immutable).
+class PublicationReader {
+ public:
+  explicit PublicationReader(Manifest manifest);
+  const Manifest& manifest() const { return manifest_; }
+
+ private:
+  friend class QueryRun;
+  Manifest manifest_;
+  std::vector<float> centroids_;  // nlist × d, decoded LVQ8; empty until loaded
+  std::map<size_t, parquet::Footer> footers_;  // by postings file index
+};
+
+class QueryRun {
+ public:
+  // Queries are d floats each (normalized here for cosine). InvalidArgument
+  // for a wrong dimension, k or nprobe of 0, or a non-finite value.
+  static Result<std::unique_ptr<QueryRun>> Start(PublicationReader& reader, std::vector<std::vector<float>> queries,
+                                                 QueryOptions options);
+
+  bool done() const { return stage_ == Stage::kDone; }
+  // What to fetch next (exact ranges of manifest paths).
+  const std::vector<ObjectRange>& requests() const { return requests_; }
+  // The bytes of every request, in order. Errors leave the run failed.
+  Status Supply(std::vector<std::vector<uint8_t>> responses);
+  const QueryResult& result() const { return result_; }
+
+ private:
+  enum class Stage { kCentroids, kFooters, kChunks, kDone };
+  QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options);
+  Status Advance();  // plans the next stage from what is known
+  Status PlanFooters();
+  Status PlanChunks();
+  Status Score(std::vector<std::vector<uint8_t>>& responses);
+
+  PublicationReader& reader_;
+  std::vector<std::vector<float>> queries_;
+  QueryOptions options_;
+  Stage stage_ = Stage::kCentroids;
+  std::vector<ObjectRange> requests_;
+  std::vector<std::vector<uint32_t>> probes_;  // per query, the probed CIDs
+  std::vector<size_t> footer_files_;           // the files whose footers are requested
+  // A selected row group inside a (coalesced) chunk request.
+  struct ChunkSlice {
+    size_t file;
+    size_t row_group;
+    uint32_t cid;
+    uint64_t first_row;  // the row group's first row within the file
+  };
+  std::vector<std::vector<ChunkSlice>> slices_;  // per request: the row groups it covers
+  QueryResult result_;
+  bool failed_ = false;
+};
+
+// Drives a run to the end with `objects` doing the I/O (local files: the
+// DirectoryObjectReader; later HTTP ranges).
+Result<QueryResult> RunQuery(PublicationReader& reader, ObjectReader& objects, std::vector<std::vector<float>> queries,
+                             QueryOptions options);
+
+}  // namespace vigilo::ivf

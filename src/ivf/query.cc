@@ -1,0 +1,342 @@
+#include "vigilo/ivf/query.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "vigilo/ivf/distance.h"
+#include "vigilo/ivf/publication_check.h"
+#include "vigilo/parquet/column_reader.h"
+
+namespace vigilo::ivf {
+namespace {
+
+using Kind = ColumnType::Kind;
+
+// A candidate hit; the key travels with it as bytes (i64 little-endian for
+// integer keys, one byte for booleans).
+struct Candidate {
+  float distance;
+  size_t file;
+  uint64_t row;
+  uint32_t cid;
+  std::string key;
+};
+
+bool Better(const Candidate& a, const Candidate& b) {
+  if (a.distance != b.distance) return a.distance < b.distance;
+  if (a.file != b.file) return a.file < b.file;
+  return a.row < b.row;
+}
+
+Result<std::vector<float>> DecodeCentroids(const Manifest& m, std::span<const uint8_t> bytes) {
+  VIGILO_ASSIGN_OR_RETURN(parquet::FooterParse parsed, parquet::ParseFooter(bytes, bytes.size()));
+  auto* footer = std::get_if<parquet::Footer>(&parsed);
+  if (footer == nullptr) return Internal("a whole centroids file did not hold its footer");
+  const size_t d = m.index.dimension;
+  std::vector<float> out;
+  out.reserve(m.index.nlist * d);
+  std::vector<float> row(d);
+  for (size_t rg = 0; rg < footer->metadata.row_groups.size(); ++rg) {
+    VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(*footer, rg));
+    parquet::DecodedColumn cols[3];
+    for (size_t leaf = 2; leaf < 5; ++leaf) {
+      const parquet::ByteRange& r = plan[leaf].range;
+      VIGILO_ASSIGN_OR_RETURN(cols[leaf - 2], parquet::DecodeColumnChunk(*footer, rg, leaf, bytes.subspan(r.offset, r.length)));
+    }
+    for (size_t i = 0; i < cols[0].values.floats.size(); ++i) {
+      auto code = cols[2].values.Binary(i);
+      if (code.size() != d) return InvalidFormat("a centroid code is not dimension bytes").WithPath(m.hierarchy.centroids.path);
+      VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8, {cols[0].values.floats[i], cols[1].values.floats[i]}, code, row));
+      out.insert(out.end(), row.begin(), row.end());
+    }
+  }
+  if (out.size() != m.index.nlist * d) {
+    return InvalidFormat("centroids.parquet holds " + std::to_string(out.size() / d) + " rows; nlist is " +
+                         std::to_string(m.index.nlist))
+        .WithPath(m.hierarchy.centroids.path);
+  }
+  return out;
+}
+
+std::string KeyBytes(const parquet::DecodedColumn& keys, Kind kind, size_t i) {
+  std::string out;
+  const parquet::ColumnValues& v = keys.values;
+  switch (kind) {
+    case Kind::kBoolean: out.push_back(static_cast<char>(v.booleans[i])); break;
+    case Kind::kInt:
+    case Kind::kDate:
+    case Kind::kLong: {
+      int64_t x = kind == Kind::kLong ? v.int64s[i] : v.int32s[i];
+      out.assign(reinterpret_cast<const char*>(&x), 8);
+      break;
+    }
+    default: {
+      auto b = v.Binary(i);
+      out.assign(reinterpret_cast<const char*>(b.data()), b.size());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {}
+
+QueryRun::QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options)
+    : reader_(reader), queries_(std::move(queries)), options_(options) {}
+
+Result<std::unique_ptr<QueryRun>> QueryRun::Start(PublicationReader& reader, std::vector<std::vector<float>> queries,
+                                                  QueryOptions options) {
+  const Manifest& m = reader.manifest();
+  if (options.k == 0 || options.nprobe == 0) return InvalidArgument("k and nprobe must be positive");
+  if (queries.empty()) return InvalidArgument("no query vectors");
+  for (size_t q = 0; q < queries.size(); ++q) {
+    if (queries[q].size() != m.index.dimension) {
+      return InvalidArgument("query " + std::to_string(q) + " has " + std::to_string(queries[q].size()) +
+                             " values; the index dimension is " + std::to_string(m.index.dimension));
+    }
+    for (float v : queries[q]) {
+      if (!std::isfinite(v)) return InvalidArgument("query " + std::to_string(q) + " has a NaN or infinite value");
+    }
+    if (m.index.metric == Metric::kCosine) VIGILO_RETURN_IF_ERROR(NormalizeL2(queries[q]));
+  }
+  std::unique_ptr<QueryRun> run(new QueryRun(reader, std::move(queries), options));
+  run->result_.keys.Clear(m.index.source_key[0].type);
+  VIGILO_RETURN_IF_ERROR(run->Advance());
+  return run;
+}
+
+Status QueryRun::Advance() {
+  const Manifest& m = reader_.manifest();
+  requests_.clear();
+  if (reader_.centroids_.empty()) {
+    stage_ = Stage::kCentroids;
+    requests_.push_back(ObjectRange{m.hierarchy.centroids.path, 0, m.hierarchy.centroids.size});
+    return Status::Ok();
+  }
+  if (probes_.empty()) {  // rank every leaf centroid, globally
+    const size_t d = m.index.dimension, nlist = m.index.nlist;
+    size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
+    for (const auto& q : queries_) {
+      std::vector<std::pair<float, uint32_t>> order(nlist);
+      for (size_t c = 0; c < nlist; ++c) {
+        order[c] = {FloatDistance(m.index.metric, q, std::span<const float>(reader_.centroids_.data() + c * d, d)),
+                    static_cast<uint32_t>(c)};
+      }
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end());
+      std::vector<uint32_t> cids;
+      for (size_t i = 0; i < nprobe; ++i) cids.push_back(order[i].second);
+      probes_.push_back(std::move(cids));
+    }
+  }
+  return PlanFooters();
+}
+
+Status QueryRun::PlanFooters() {
+  const Manifest& m = reader_.manifest();
+  std::set<uint32_t> probed;
+  for (const auto& p : probes_) probed.insert(p.begin(), p.end());
+  footer_files_.clear();
+  for (size_t i = 0; i < m.postings.size(); ++i) {
+    const PostingsFile& f = m.postings[i];
+    auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
+    if (it == probed.end() || *it > f.max_cid) continue;
+    if (reader_.footers_.count(i) != 0) continue;
+    footer_files_.push_back(i);
+    uint64_t tail = std::min(f.object.size, options_.footer_tail_bytes);
+    requests_.push_back(ObjectRange{f.object.path, f.object.size - tail, tail});
+  }
+  if (!requests_.empty()) {
+    stage_ = Stage::kFooters;
+    return Status::Ok();
+  }
+  return PlanChunks();
+}
+
+Status QueryRun::PlanChunks() {
+  const Manifest& m = reader_.manifest();
+  std::set<uint32_t> probed;
+  for (const auto& p : probes_) probed.insert(p.begin(), p.end());
+  slices_.clear();
+  for (size_t i = 0; i < m.postings.size(); ++i) {
+    const PostingsFile& f = m.postings[i];
+    auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
+    if (it == probed.end() || *it > f.max_cid) continue;
+    const parquet::Footer& footer = reader_.footers_.at(i);
+    uint64_t first_row = 0;
+    for (size_t g = 0; g < footer.metadata.row_groups.size(); ++g) {
+      const parquet::RowGroup& rg = footer.metadata.row_groups[g];
+      VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(rg, f.object.path + ": row group " + std::to_string(g)));
+      uint64_t rows = static_cast<uint64_t>(rg.num_rows);
+      if (probed.count(static_cast<uint32_t>(cid)) != 0) {
+        VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, g));
+        uint64_t begin = plan[1].range.offset, end = begin;
+        for (size_t leaf = 1; leaf < plan.size(); ++leaf) {
+          begin = std::min(begin, plan[leaf].range.offset);
+          end = std::max(end, plan[leaf].range.offset + plan[leaf].range.length);
+        }
+        ChunkSlice slice{i, g, static_cast<uint32_t>(cid), first_row};
+        // Coalesce with the previous request when this span continues it.
+        if (!requests_.empty() && requests_.back().path == f.object.path &&
+            requests_.back().offset + requests_.back().length == begin) {
+          requests_.back().length = end - requests_.back().offset;
+          slices_.back().push_back(slice);
+        } else {
+          requests_.push_back(ObjectRange{f.object.path, begin, end - begin});
+          slices_.push_back({slice});
+        }
+      }
+      first_row += rows;
+    }
+  }
+  stage_ = Stage::kChunks;
+  if (requests_.empty()) stage_ = Stage::kDone;  // nothing probed holds postings
+  return Status::Ok();
+}
+
+Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
+  if (failed_) return Internal("QueryRun::Supply after an error");
+  if (done()) return Internal("QueryRun::Supply after the run finished");
+  if (responses.size() != requests_.size()) return Internal("one response per request is required");
+  for (size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].size() != requests_[i].length) {
+      failed_ = true;
+      return IntegrityError("fetched " + std::to_string(responses[i].size()) + " bytes; " +
+                            std::to_string(requests_[i].length) + " were requested")
+          .WithPath(requests_[i].path);
+    }
+    result_.bytes_fetched += responses[i].size();
+  }
+  result_.requests += responses.size();
+  const Manifest& m = reader_.manifest();
+  Status s = Status::Ok();
+  switch (stage_) {
+    case Stage::kCentroids: {
+      auto centroids = DecodeCentroids(m, responses[0]);
+      if (!centroids.ok()) {
+        s = centroids.status();
+        break;
+      }
+      reader_.centroids_ = std::move(*centroids);
+      s = Advance();
+      break;
+    }
+    case Stage::kFooters: {
+      std::vector<size_t> again;
+      std::vector<ObjectRange> more;
+      for (size_t i = 0; i < responses.size(); ++i) {
+        size_t file = footer_files_[i];
+        const PostingsFile& f = m.postings[file];
+        auto parsed = parquet::ParseFooter(responses[i], f.object.size);
+        if (!parsed.ok()) {
+          s = parsed.status().path().empty() ? parsed.status().WithPath(f.object.path) : parsed.status();
+          break;
+        }
+        if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
+          reader_.footers_.emplace(file, std::move(*footer));
+        } else {
+          uint64_t tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
+          again.push_back(file);
+          more.push_back(ObjectRange{f.object.path, f.object.size - tail, tail});
+        }
+      }
+      if (!s.ok()) break;
+      if (!more.empty()) {
+        footer_files_ = std::move(again);
+        requests_ = std::move(more);
+      } else {
+        requests_.clear();
+        s = PlanChunks();
+      }
+      break;
+    }
+    case Stage::kChunks:
+      s = Score(responses);
+      if (s.ok()) {
+        requests_.clear();
+        stage_ = Stage::kDone;
+      }
+      break;
+    case Stage::kDone: break;
+  }
+  if (!s.ok()) failed_ = true;
+  return s;
+}
+
+Status QueryRun::Score(std::vector<std::vector<uint8_t>>& responses) {
+  const Manifest& m = reader_.manifest();
+  const size_t d = m.index.dimension;
+  const Kind key_kind = m.index.source_key[0].type.kind;
+  const size_t code_bytes = static_cast<size_t>(CodeBytes(m.index.encoding, d));
+  // Which queries probe each CID.
+  std::map<uint32_t, std::vector<uint32_t>> probing;
+  for (uint32_t q = 0; q < probes_.size(); ++q) {
+    for (uint32_t cid : probes_[q]) probing[cid].push_back(q);
+  }
+  std::vector<std::vector<Candidate>> top(queries_.size());  // max-heaps by Better
+  auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
+  for (size_t r = 0; r < responses.size(); ++r) {
+    const ObjectRange& request = requests_[r];
+    std::span<const uint8_t> bytes(responses[r]);
+    for (const ChunkSlice& slice : slices_[r]) {
+      const parquet::Footer& footer = reader_.footers_.at(slice.file);
+      VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, slice.row_group));
+      parquet::DecodedColumn cols[4];  // key, offset, scale, code
+      for (size_t leaf = 1; leaf < 5; ++leaf) {
+        const parquet::ByteRange& br = plan[leaf].range;
+        auto decoded = parquet::DecodeColumnChunk(footer, slice.row_group, leaf,
+                                                  bytes.subspan(br.offset - request.offset, br.length));
+        if (!decoded.ok()) {
+          Status failure = decoded.status();
+          return std::move(failure).PrependPath(m.postings[slice.file].object.path + ": ");
+        }
+        cols[leaf - 1] = std::move(*decoded);
+      }
+      std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
+      const size_t n = cols[1].values.floats.size();
+      for (size_t i = 0; i < n; ++i) {
+        auto code = cols[3].values.Binary(i);
+        if (code.size() != code_bytes) {
+          return InvalidFormat("a postings code has the wrong length").WithPath(m.postings[slice.file].object.path);
+        }
+        LvqParams p{cols[1].values.floats[i], cols[2].values.floats[i]};
+        for (uint32_t q : probing[slice.cid]) {
+          Candidate c{LvqDistance(m.index.metric, m.index.encoding, queries_[q], p, code, centroid), slice.file,
+                      slice.first_row + i, slice.cid, {}};
+          auto& heap = top[q];
+          if (heap.size() == options_.k && !Better(c, heap.front())) continue;
+          c.key = KeyBytes(cols[0], key_kind, i);
+          heap.push_back(std::move(c));
+          std::push_heap(heap.begin(), heap.end(), heap_less);
+          if (heap.size() > options_.k) {
+            std::pop_heap(heap.begin(), heap.end(), heap_less);
+            heap.pop_back();
+          }
+        }
+      }
+    }
+  }
+  for (uint32_t q = 0; q < top.size(); ++q) {
+    std::sort(top[q].begin(), top[q].end(), Better);
+    for (uint32_t rank = 0; rank < top[q].size(); ++rank) {
+      const Candidate& c = top[q][rank];
+      result_.hits.push_back(QueryHit{q, rank, c.distance, c.cid, c.file, c.row});
+      KeyColumn& keys = result_.keys;
+      if (key_kind == Kind::kBoolean) {
+        keys.booleans.push_back(static_cast<uint8_t>(c.key[0]));
+      } else if (key_kind == Kind::kInt || key_kind == Kind::kLong || key_kind == Kind::kDate) {
+        int64_t x = 0;
+        std::memcpy(&x, c.key.data(), 8);
+        keys.integers.push_back(x);
+      } else {
+        keys.bytes.insert(keys.bytes.end(), c.key.begin(), c.key.end());
+        keys.offsets.push_back(keys.bytes.size());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace vigilo::ivf

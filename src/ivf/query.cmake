@@ -1,0 +1,3 @@
+# The sans-IO query core (docs/format/ivf-query.md) and its local driver.
+target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/query.cc ${CMAKE_CURRENT_LIST_DIR}/query_local.cc)
+vigilo_test(ivf_query_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/query_test.cc DEPS vigilo_ivf)

@@ -1,0 +1,201 @@
+// The query core against brute force over the same publication's decoded
+// postings: identical hits; plus its I/O plan (what it reads, and what it
+// does not read again).
+#include "vigilo/ivf/query.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "vigilo/ivf/builder.h"
+#include "vigilo/ivf/distance.h"
+#include "vigilo/ivf/kmeans_random.h"
+#include "vigilo/parquet/local_file.h"
+
+namespace vigilo::ivf {
+namespace {
+
+constexpr size_t kN = 3000, kD = 12;
+
+// Counts what the run asks for.
+class CountingReader final : public ObjectReader {
+ public:
+  explicit CountingReader(std::string root) : inner_(std::move(root)) {}
+  Result<uint64_t> Size(const std::string& path) override { return inner_.Size(path); }
+  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
+    ++reads;
+    if (path == "centroids.parquet") ++centroid_reads;
+    return inner_.Read(path, offset, length);
+  }
+  int reads = 0, centroid_reads = 0;
+
+ private:
+  DirectoryObjectReader inner_;
+};
+
+struct Row {
+  float distance;
+  size_t file;
+  uint64_t row;
+  int64_t key;
+};
+
+class QueryTest : public testing::TestWithParam<std::pair<Metric, Encoding>> {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vigilo_query_" + std::to_string(::getpid()) + "_" + std::to_string(static_cast<int>(GetParam().first)) +
+            std::to_string(static_cast<int>(GetParam().second)));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Xoshiro256 rng(3);
+    std::ofstream f(dir_ / "base.fvecs", std::ios::binary);
+    for (size_t i = 0; i < kN; ++i) {
+      int32_t d = kD;
+      f.write(reinterpret_cast<const char*>(&d), 4);
+      for (size_t j = 0; j < kD; ++j) {
+        float v = static_cast<float>((i % 30) * (j + 1) % 17) + static_cast<float>(rng.NextDouble());
+        f.write(reinterpret_cast<const char*>(&v), 4);
+      }
+    }
+    f.close();
+    BuildOptions o;
+    o.input = (dir_ / "base.fvecs").string();
+    o.metric = GetParam().first;
+    o.encoding = GetParam().second;
+    o.nlist = 40;
+    o.roots = 6;
+    o.layout.max_row_group_rows = 50;  // CIDs split over row groups
+    o.out = (dir_ / "pub").string();
+    auto built = BuildPublication(o);
+    ASSERT_TRUE(built.ok()) << built.status().ToString();
+    manifest_ = built->manifest;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Every posting of the probed CIDs, scored with the same kernel, sorted.
+  std::vector<Row> BruteForce(const std::vector<float>& query_in, const std::vector<uint32_t>& cids) {
+    std::vector<float> q = query_in;
+    if (manifest_.index.metric == Metric::kCosine) {
+      EXPECT_TRUE(NormalizeL2(q).ok());
+    }
+    std::vector<float> centroids;
+    auto cf = parquet::LocalParquetFile::Open((dir_ / "pub/centroids.parquet").string());
+    for (size_t rg = 0; rg < cf->footer().metadata.row_groups.size(); ++rg) {
+      auto o = cf->ReadColumnChunk(rg, 2), s = cf->ReadColumnChunk(rg, 3), c = cf->ReadColumnChunk(rg, 4);
+      for (size_t i = 0; i < o->values.floats.size(); ++i) {
+        std::vector<float> x(kD);
+        EXPECT_TRUE(DecodeLvq(Encoding::kLvq8, {o->values.floats[i], s->values.floats[i]}, c->values.Binary(i), x).ok());
+        centroids.insert(centroids.end(), x.begin(), x.end());
+      }
+    }
+    std::vector<Row> rows;
+    for (size_t fi = 0; fi < manifest_.postings.size(); ++fi) {
+      auto file = parquet::LocalParquetFile::Open((dir_ / "pub" / manifest_.postings[fi].object.path).string());
+      uint64_t base = 0;
+      for (size_t rg = 0; rg < file->footer().metadata.row_groups.size(); ++rg) {
+        auto cid = file->ReadColumnChunk(rg, 0), key = file->ReadColumnChunk(rg, 1), o = file->ReadColumnChunk(rg, 2),
+             s = file->ReadColumnChunk(rg, 3), c = file->ReadColumnChunk(rg, 4);
+        for (size_t i = 0; i < cid->values.int32s.size(); ++i) {
+          auto k = static_cast<uint32_t>(cid->values.int32s[i]);
+          if (std::find(cids.begin(), cids.end(), k) == cids.end()) continue;
+          float dist = LvqDistance(manifest_.index.metric, manifest_.index.encoding, q,
+                                   {o->values.floats[i], s->values.floats[i]}, c->values.Binary(i),
+                                   std::span<const float>(centroids.data() + k * kD, kD));
+          rows.push_back(Row{dist, fi, base + i, key->values.int64s[i]});
+        }
+        base += static_cast<uint64_t>(file->footer().metadata.row_groups[rg].num_rows);
+      }
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.distance != b.distance ? a.distance < b.distance : a.file != b.file ? a.file < b.file : a.row < b.row;
+    });
+    return rows;
+  }
+
+  std::filesystem::path dir_;
+  Manifest manifest_;
+};
+
+TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
+  PublicationReader reader(manifest_);
+  CountingReader objects((dir_ / "pub").string());
+  std::vector<std::vector<float>> queries;
+  Xoshiro256 rng(11);
+  for (int q = 0; q < 5; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
+    queries.push_back(v);
+  }
+  QueryOptions options;
+  options.k = 25;
+  options.nprobe = 40;  // every list: the result must be the exact top-k of the decoded postings
+  auto result = RunQuery(reader, objects, queries, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  std::vector<uint32_t> all(40);
+  for (uint32_t i = 0; i < 40; ++i) all[i] = i;
+  ASSERT_EQ(result->hits.size(), 5u * 25);
+  for (uint32_t q = 0; q < 5; ++q) {
+    std::vector<Row> expected = BruteForce(queries[q], all);
+    for (uint32_t r = 0; r < 25; ++r) {
+      const QueryHit& hit = result->hits[q * 25 + r];
+      EXPECT_EQ(hit.query, q);
+      EXPECT_EQ(hit.rank, r);
+      EXPECT_EQ(hit.distance, expected[r].distance) << q << "/" << r;
+      EXPECT_EQ(hit.file, expected[r].file);
+      EXPECT_EQ(hit.row, expected[r].row);
+      EXPECT_EQ(result->keys.integers[q * 25 + r], expected[r].key);
+    }
+  }
+  EXPECT_EQ(objects.centroid_reads, 1);
+}
+
+TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
+  PublicationReader reader(manifest_);
+  CountingReader objects((dir_ / "pub").string());
+  std::vector<float> q(kD, 3.0f);
+  QueryOptions options;
+  options.k = 10;
+  options.nprobe = 3;
+  auto first = RunQuery(reader, objects, {q}, options);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->hits.size(), 10u);
+  // The hits are the brute-force top-10 of exactly the probed lists.
+  std::vector<uint32_t> probed;
+  for (const QueryHit& h : first->hits) probed.push_back(h.cid);
+  int reads_first = objects.reads;
+  auto again = RunQuery(reader, objects, {q}, options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(objects.centroid_reads, 1);              // centroids decoded once per reader
+  EXPECT_LT(objects.reads - reads_first, reads_first);  // footers cached: only chunks again
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(again->hits[i].distance, first->hits[i].distance);
+  uint64_t postings_bytes = 0;
+  for (const PostingsFile& f : manifest_.postings) postings_bytes += f.object.size;
+  EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
+}
+
+TEST_P(QueryTest, RefusesBadQueriesAndShortReads) {
+  PublicationReader reader(manifest_);
+  EXPECT_EQ(QueryRun::Start(reader, {std::vector<float>(kD - 1)}, {}).status().code(), StatusCode::kInvalidArgument);
+  QueryOptions zero;
+  zero.k = 0;
+  EXPECT_EQ(QueryRun::Start(reader, {std::vector<float>(kD, 1)}, zero).status().code(), StatusCode::kInvalidArgument);
+  auto run = QueryRun::Start(reader, {std::vector<float>(kD, 1)}, {});
+  ASSERT_TRUE(run.ok());
+  ASSERT_EQ((*run)->requests().size(), 1u);
+  EXPECT_EQ((*run)->requests()[0].path, "centroids.parquet");
+  std::vector<std::vector<uint8_t>> short_read{std::vector<uint8_t>(10)};
+  EXPECT_EQ((*run)->Supply(std::move(short_read)).code(), StatusCode::kIntegrityError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Metrics, QueryTest,
+                         testing::Values(std::make_pair(Metric::kL2Squared, Encoding::kLvq8),
+                                         std::make_pair(Metric::kL2Squared, Encoding::kLvq4),
+                                         std::make_pair(Metric::kCosine, Encoding::kLvq8),
+                                         std::make_pair(Metric::kCosine, Encoding::kLvq4)));
+
+}  // namespace
+}  // namespace vigilo::ivf
