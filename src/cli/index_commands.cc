@@ -26,6 +26,21 @@
 namespace vigilo::cli {
 namespace {
 
+// manifest.json parsed and validated (publication-v1.md §2); errors name the file.
+struct LoadedManifest {
+  ivf::Manifest manifest;
+  uint64_t bytes = 0;
+};
+Result<LoadedManifest> LoadManifest(const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
+  auto manifest = ivf::ParseManifest(file.bytes());
+  if (!manifest.ok()) {
+    Status s = manifest.status();
+    return s.path().empty() ? std::move(s).WithPath(path) : std::move(s).PrependPath(path + ": ");
+  }
+  return LoadedManifest{std::move(*manifest), file.bytes().size()};
+}
+
 struct ValidateArgs {
   std::string manifest;
   bool manifest_only = false;
@@ -34,13 +49,8 @@ struct ValidateArgs {
 
 Status Validate(const ValidateArgs& args) {
   const std::string& path = args.manifest;
-  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
-  auto manifest = ivf::ParseManifest(file.bytes());
-  if (!manifest.ok()) {
-    Status s = manifest.status();
-    return s.path().empty() ? std::move(s).WithPath(path) : std::move(s).PrependPath(path + ": ");
-  }
-  const ivf::Manifest& m = *manifest;
+  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
+  const ivf::Manifest& m = loaded.manifest;
   json::Object o;
   if (!args.manifest_only) {
     ivf::DirectoryObjectReader reader(std::filesystem::path(path).parent_path().string());
@@ -187,19 +197,17 @@ json::Value SummaryValue(const ivf::SizeSummary& s) {
 // `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
 // per part, from the manifest and the postings footers.
 Status Inspect(const std::string& path) {
-  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
-  auto manifest = ivf::ParseManifest(file.bytes());
-  if (!manifest.ok()) return manifest.status().path().empty() ? manifest.status().WithPath(path) : manifest.status();
-  const ivf::Manifest& m = *manifest;
+  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
+  const ivf::Manifest& m = loaded.manifest;
   ivf::DirectoryObjectReader reader(std::filesystem::path(path).parent_path().string());
   VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, reader));
   json::Object bytes;
   bytes.Set("centroids", json::Value::Uint(shape.centroids_bytes));
-  bytes.Set("manifest", json::Value::Uint(file.bytes().size()));
+  bytes.Set("manifest", json::Value::Uint(loaded.bytes));
   bytes.Set("postings", json::Value::Uint(shape.postings_bytes));
   bytes.Set("source", json::Value::Uint(shape.source_bytes));
   bytes.Set("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
-                                       file.bytes().size()));
+                                       loaded.bytes));
   json::Object o;
   o.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
   o.Set("buckets", SummaryValue(shape.buckets));
@@ -308,9 +316,8 @@ Result<std::string> KeyJson(const ivf::KeyColumn& keys, size_t i) {
 
 Status Query(const QueryArgs& a) {
   if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
-  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(a.manifest, ivf::kMaxManifestBytes));
-  auto manifest = ivf::ParseManifest(file.bytes());
-  if (!manifest.ok()) return manifest.status().path().empty() ? manifest.status().WithPath(a.manifest) : manifest.status();
+  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
+  const ivf::Manifest* manifest = &loaded.manifest;
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a));
   ivf::PublicationReader reader(*manifest);
   ivf::DirectoryObjectReader objects(std::filesystem::path(a.manifest).parent_path().string());

@@ -80,6 +80,18 @@ std::string KeyBytes(const parquet::DecodedColumn& keys, Kind kind, size_t i) {
   return out;
 }
 
+std::set<uint32_t> ProbedCids(const std::vector<std::vector<uint32_t>>& probes) {
+  std::set<uint32_t> probed;
+  for (const auto& p : probes) probed.insert(p.begin(), p.end());
+  return probed;
+}
+
+// Whether the file's [min-cid, max-cid] holds a probed CID (the manifest alone decides).
+bool HoldsProbe(const PostingsFile& f, const std::set<uint32_t>& probed) {
+  auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
+  return it != probed.end() && *it <= f.max_cid;
+}
+
 }  // namespace
 
 PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {}
@@ -136,14 +148,11 @@ Status QueryRun::Advance() {
 
 Status QueryRun::PlanFooters() {
   const Manifest& m = reader_.manifest();
-  std::set<uint32_t> probed;
-  for (const auto& p : probes_) probed.insert(p.begin(), p.end());
+  const std::set<uint32_t> probed = ProbedCids(probes_);
   footer_files_.clear();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
-    auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
-    if (it == probed.end() || *it > f.max_cid) continue;
-    if (reader_.footers_.count(i) != 0) continue;
+    if (!HoldsProbe(f, probed) || reader_.footers_.count(i) != 0) continue;
     footer_files_.push_back(i);
     uint64_t tail = std::min(f.object.size, options_.footer_tail_bytes);
     requests_.push_back(ObjectRange{f.object.path, f.object.size - tail, tail});
@@ -157,13 +166,11 @@ Status QueryRun::PlanFooters() {
 
 Status QueryRun::PlanChunks() {
   const Manifest& m = reader_.manifest();
-  std::set<uint32_t> probed;
-  for (const auto& p : probes_) probed.insert(p.begin(), p.end());
+  const std::set<uint32_t> probed = ProbedCids(probes_);
   slices_.clear();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
-    auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
-    if (it == probed.end() || *it > f.max_cid) continue;
+    if (!HoldsProbe(f, probed)) continue;
     const parquet::Footer& footer = reader_.footers_.at(i);
     uint64_t first_row = 0;
     for (size_t g = 0; g < footer.metadata.row_groups.size(); ++g) {
