@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "vigilo/common/byte_source.h"
@@ -178,6 +179,61 @@ TEST(SummarizeTest, NearestRankPercentiles) {
   EXPECT_EQ(s.max, 100u);
   EXPECT_EQ(Summarize({}).count, 0u);
   EXPECT_EQ(Summarize({7}).p99, 7u);
+}
+
+// P-POS-04: statistics must be present, exact and agree; the footer is
+// rewritten around the same column chunks with the cid statistics edited.
+TEST_F(PublicationCheckTest, CidStatisticsMustBeExactAndComplete) {
+  const std::string path = root_ + "/" + m_.postings[0].object.path;
+  std::string original = *ReadFileToString(path, 1 << 20);
+  auto edit = [&](const std::function<void(parquet::Statistics&)>& change) {
+    auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(original.data()), original.size());
+    auto parsed = parquet::ParseFooter(bytes, bytes.size());
+    ASSERT_TRUE(parsed.ok());
+    parquet::Footer footer = std::get<parquet::Footer>(*parsed);
+    change(*footer.metadata.row_groups[0].columns[0].meta_data->statistics);
+    auto tail = parquet::EncodeFooter(footer.metadata);
+    ASSERT_TRUE(tail.ok());
+    std::string rewritten = original.substr(0, footer.offset) + std::string(tail->begin(), tail->end());
+    Overwrite(m_.postings[0].object, rewritten);
+  };
+  const std::string rg0 = m_.postings[0].object.path + ": row group 0";
+  edit([](parquet::Statistics& s) { s.min_value.reset(); });
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, rg0, "lack min_value/max_value"));
+  edit([](parquet::Statistics& s) { s.null_count.reset(); });
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, rg0, "null_count 0"));
+  edit([](parquet::Statistics& s) { s.is_max_value_exact = false; });
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, rg0, "not exact"));
+  edit([](parquet::Statistics& s) { s.min = std::string("\x07\0\0\0", 4); });
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, rg0, "legacy cid statistics disagree"));
+}
+
+// P-CEN-02 (deep): centroid rows ordered (cid_bucket, cid) with cid = row.
+TEST_F(PublicationCheckTest, CentroidRowsMustBeInCidOrder) {
+  std::vector<ColumnSpec> columns = {Col("cid", ColumnKind::kInt32), Col("cid_bucket", ColumnKind::kInt32),
+                                     Col("offset", ColumnKind::kFloat), Col("scale", ColumnKind::kFloat),
+                                     Col("code", ColumnKind::kByteArray)};
+  parquet::MemorySink sink;
+  auto w = parquet::FileWriter::Open(columns, {}, &sink);
+  ASSERT_TRUE(w.ok());
+  std::string code(kDim, '\x02');
+  for (auto [cids, bucket] : {std::pair<std::vector<int32_t>, int32_t>{{1, 0}, 0}, {{2, 3, 4}, 1}}) {
+    std::vector<int32_t> buckets(cids.size(), bucket);
+    std::vector<float> zeros(cids.size(), 0.f);
+    std::vector<std::string_view> codes(cids.size(), code);
+    ASSERT_TRUE((*w)->BeginRowGroup().ok());
+    ASSERT_TRUE((*w)->WriteInt32(0, cids).ok());
+    ASSERT_TRUE((*w)->WriteInt32(1, buckets).ok());
+    ASSERT_TRUE((*w)->WriteFloat(2, zeros).ok());
+    ASSERT_TRUE((*w)->WriteFloat(3, zeros).ok());
+    ASSERT_TRUE((*w)->WriteByteArray(4, codes).ok());
+    ASSERT_TRUE((*w)->EndRowGroup().ok());
+  }
+  ASSERT_TRUE((*w)->Finish().ok());
+  Overwrite(m_.hierarchy.centroids, std::string(sink.bytes().begin(), sink.bytes().end()));
+  EXPECT_TRUE(Check(false).ok());
+  EXPECT_TRUE(Fails(Check(true), StatusCode::kInvalidFormat, "centroids.parquet: row group 0",
+                    "row 0 is (cid_bucket 0, cid 1); rows must be ordered (cid_bucket, cid)"));
 }
 
 // P-OBJ-02 / size: the object's size must be the manifest's.
