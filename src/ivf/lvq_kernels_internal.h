@@ -1,0 +1,61 @@
+// Private to the lvq_kernels*.cc files: what every path shares (the per-row
+// combination in double, the lane fold of the scalar order) and each path's
+// row-group entry point. Every kernel file is compiled with -ffp-contract=off
+// (kernels.cmake), so the double combination below rounds identically on all
+// paths and only the float dot differs between kAvx2 and kScalar.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "vigilo/ivf/lvq_kernels.h"
+
+namespace vigilo::ivf::kernels_internal {
+
+// One row's sums as a path computes them: dot = Σ weights_i·code_i in float32
+// (the path's order); code_sum = Σ code_i and code_sq = Σ code_i² exactly
+// (l2 only; d ≤ 65536 keeps them below 2^32: 65536·255² < 2^32).
+struct RowSums {
+  float dot = 0;
+  uint32_t code_sum = 0;
+  uint32_t code_sq = 0;
+};
+
+inline float CombineL2(const ListContext& ctx, float offset, float scale, const RowSums& s) {
+  const double o = offset;
+  const double sc = scale;
+  const double d = static_cast<double>(ctx.dimension);
+  // ‖r̂‖² = d·o² + 2·o·sc·Σc + sc²·Σc², then ‖q'‖² − 2(o·S + sc·W) + ‖r̂‖².
+  const double r2 = o * (d * o + 2.0 * sc * s.code_sum) + sc * sc * s.code_sq;
+  const double v = ctx.base - 2.0 * (o * ctx.weight_sum + sc * static_cast<double>(s.dot)) + r2;
+  // Cancellation can leave a tiny negative value; the exact one is ≥ 0.
+  return static_cast<float>(std::max(v, 0.0));
+}
+
+inline float CombineCosine(const ListContext& ctx, float offset, float scale, const RowSums& s) {
+  const double v =
+      ctx.base - (static_cast<double>(offset) * ctx.weight_sum + static_cast<double>(scale) * static_cast<double>(s.dot));
+  return static_cast<float>(v);
+}
+
+// The scalar order's fold of its 8 lanes: (l_k + l_k+4), then (s0 + s2) + (s1 + s3).
+inline float FoldLanes8(const float* lane) {
+  const float s0 = lane[0] + lane[4];
+  const float s1 = lane[1] + lane[5];
+  const float s2 = lane[2] + lane[6];
+  const float s3 = lane[3] + lane[7];
+  return (s0 + s2) + (s1 + s3);
+}
+
+// Row-group entry points, one per path (ScoreRows' contract; ctx valid).
+void ScoreRowsScalar(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
+                     const uint8_t* codes, float* out);
+void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
+                       const uint8_t* codes, float* out);
+// Only called when Avx2Supported().
+void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
+                   const uint8_t* codes, float* out);
+bool Avx2Supported();
+
+}  // namespace vigilo::ivf::kernels_internal

@@ -1,0 +1,434 @@
+#include "vigilo/ivf/lvq_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "vigilo/ivf/lvq.h"
+
+namespace vigilo::ivf {
+namespace {
+
+constexpr double kU = 0x1p-24;  // float32 unit roundoff
+
+// One list's row group, laid out as a postings row group is.
+struct Group {
+  Metric metric = Metric::kL2Squared;
+  Encoding enc = Encoding::kLvq8;
+  size_t d = 0;
+  std::vector<float> q, centroid;  // centroid = ĉ, already the decoded LVQ8 centroid
+  std::vector<float> offsets, scales;
+  std::vector<uint8_t> codes;  // n × CodeBytes(enc, d)
+  size_t n() const { return offsets.size(); }
+  size_t bytes() const { return static_cast<size_t>(CodeBytes(enc, d)); }
+  const uint8_t* code(size_t r) const { return codes.data() + r * bytes(); }
+};
+
+std::vector<KernelPath> AvailablePaths() {
+  std::vector<KernelPath> out;
+  for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2}) {
+    if (KernelPathAvailable(p)) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<float> Normal(std::mt19937& gen, size_t d, float mean, float sigma) {
+  std::normal_distribution<float> dist(mean, sigma);
+  std::vector<float> v(d);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// A realistic group: ĉ the decoded LVQ8 code of a random centroid, rows
+// x = centroid + noise residual-coded by the codec, q random near the list.
+Group Realistic(std::mt19937& gen, Metric m, Encoding e, size_t d, size_t n) {
+  Group g{m, e, d, {}, {}, {}, {}, {}};
+  std::vector<float> center = Normal(gen, d, 0.0f, 1.0f);
+  if (m == Metric::kCosine) {
+    EXPECT_TRUE(NormalizeL2(center).ok());
+  }
+  auto rows = EncodeLvqRows(Encoding::kLvq8, center, d);
+  EXPECT_TRUE(rows.ok());
+  g.centroid = rows->decoded;
+  g.q = Normal(gen, d, 0.0f, 1.0f);
+  for (size_t i = 0; i < d; ++i) g.q[i] += center[i];
+  if (m == Metric::kCosine) {
+    EXPECT_TRUE(NormalizeL2(g.q).ok());
+  }
+  g.codes.resize(n * g.bytes());
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<float> x = Normal(gen, d, 0.0f, 0.7f);
+    for (size_t i = 0; i < d; ++i) x[i] += center[i];
+    if (m == Metric::kCosine) {
+      EXPECT_TRUE(NormalizeL2(x).ok());
+    }
+    auto p = EncodeResidual(e, x, g.centroid, std::span<uint8_t>(g.codes.data() + r * g.bytes(), g.bytes()));
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    g.offsets.push_back(p->offset);
+    g.scales.push_back(p->scale);
+  }
+  return g;
+}
+
+// Arbitrary bytes and parameters, as a kernel must take them: every code
+// value, odd LVQ4 last high nibbles set (they must be ignored).
+Group Arbitrary(std::mt19937& gen, Metric m, Encoding e, size_t d, size_t n, float off_mean, float off_sigma,
+                float scale_max, float center_mean, float center_sigma) {
+  Group g{m, e, d, {}, {}, {}, {}, {}};
+  g.centroid = Normal(gen, d, center_mean, center_sigma);
+  g.q = Normal(gen, d, center_mean + off_mean, center_sigma + off_sigma);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(0.0f, scale_max);
+  std::normal_distribution<float> offset(off_mean, off_sigma);
+  g.codes.resize(n * g.bytes());
+  for (uint8_t& b : g.codes) b = static_cast<uint8_t>(byte(gen));
+  for (size_t r = 0; r < n; ++r) {
+    g.offsets.push_back(offset(gen));
+    g.scales.push_back(r % 5 == 0 ? 0.0f : scale(gen));  // scale 0: a constant residual
+  }
+  return g;
+}
+
+// The float64 reference: x̂ reconstructed by the normative decode
+// (ReconstructResidual), then the distance in double.
+double Reference(const Group& g, size_t r) {
+  std::vector<float> x(g.d);
+  EXPECT_TRUE(ReconstructResidual(g.enc, LvqParams{g.offsets[r], g.scales[r]},
+                                  std::span<const uint8_t>(g.code(r), g.bytes()), g.centroid, x)
+                  .ok());
+  double sum = 0;
+  for (size_t i = 0; i < g.d; ++i) {
+    if (g.metric == Metric::kL2Squared) {
+      const double diff = double(g.q[i]) - double(x[i]);
+      sum += diff * diff;
+    } else {
+      sum += double(g.q[i]) * double(x[i]);
+    }
+  }
+  return g.metric == Metric::kL2Squared ? sum : 1.0 - sum;
+}
+
+// The bound every path must meet, |got − ref| ≤ u·|ref| + A, with A from the
+// data (see "Scoring kernels" in docs/format/ivf-build-algorithms.md):
+//  Ta  the model gap: the kernels use q_i − ĉ_i − (offset + scale·c_i) with
+//      only q' rounded, the reference rounds scale·c, offset + …, ĉ + r̂ and
+//      (l2) nothing else; each rounding is ≤ u·|its result|, so per element
+//      e_i ≤ u·(|s·c_i| + |r̂_i| + |x̂_i| [+ |q'_i| for l2]), which moves the
+//      term by ≤ e_i(2|q_i − x̂_i| + e_i) (l2) or |q_i|·e_i (cosine);
+//  Tb  the float32 dot W = Σ w_i c_i: every term passes through at most k
+//      roundings (product, in-lane adds, the fold, the tail), so the error is
+//      ≤ γ_k Σ|w_i| c_i, times |s| (cosine) or 2|s| (l2). k covers both
+//      orders: scalar ⌈d/8⌉ + 4, AVX2 ⌈d/32⌉ + 22 (FMA lanes, fold, ≤ 15 tail adds);
+//  Td  the double arithmetic: 10⁻¹² of the magnitudes it combines.
+struct Bound {
+  double tol = 0;
+  double terms[6] = {};  // the algebra's terms, to show each one exceeds tol
+};
+
+Bound ErrorBound(const Group& g, size_t r, double ref) {
+  const size_t d = g.d;
+  const double k = std::max(double((d + 7) / 8 + 4), double((d + 31) / 32 + 22));
+  const double gamma = k * kU / (1 - k * kU);
+  const float off = g.offsets[r], s = g.scales[r];
+  const bool l2 = g.metric == Metric::kL2Squared;
+  double ta = 0, abs_dot = 0, sum_w = 0, q2 = 0, qc = 0, c_sum = 0, c_sq = 0, w_dot = 0;
+  for (size_t i = 0; i < d; ++i) {
+    const uint32_t c = LvqCodeAt(g.enc, g.code(r), i);
+    const float product = s * static_cast<float>(c);
+    const float rh = off + product;
+    const float xh = g.centroid[i] + rh;
+    const float w = l2 ? g.q[i] - g.centroid[i] : g.q[i];
+    double e = std::fabs(double(product)) + std::fabs(double(rh)) + std::fabs(double(xh));
+    if (l2) e += std::fabs(double(w));
+    e *= kU * (1 + 4 * kU);
+    const double a = std::fabs(double(g.q[i]) - double(xh));
+    ta += l2 ? e * (2 * a + e) : std::fabs(double(g.q[i])) * e;
+    abs_dot += std::fabs(double(w)) * c;
+    w_dot += double(w) * c;
+    sum_w += w;
+    q2 += double(w) * w;
+    qc += double(g.q[i]) * g.centroid[i];
+    c_sum += c;
+    c_sq += double(c) * c;
+  }
+  Bound b;
+  const double tb = (l2 ? 2.0 : 1.0) * std::fabs(double(s)) * abs_dot;
+  if (l2) {
+    const double o = off, sc = s;
+    const double t[6] = {q2, 2 * o * sum_w, 2 * sc * w_dot, double(d) * o * o, 2 * o * sc * c_sum, sc * sc * c_sq};
+    std::copy(t, t + 6, b.terms);
+  } else {
+    const double t[3] = {qc, double(off) * sum_w, double(s) * w_dot};
+    std::copy(t, t + 3, b.terms);
+  }
+  double td = 1 + tb;
+  for (double t : b.terms) td += std::fabs(t);
+  b.tol = (ta + gamma * tb + 1e-12 * td + kU * std::fabs(ref)) * (1 + 1e-6);
+  return b;
+}
+
+std::vector<float> Score(KernelPath path, const Group& g) {
+  auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+  EXPECT_TRUE(ctx.ok()) << ctx.status().ToString();
+  std::vector<float> out(g.n(), -7.0f);
+  EXPECT_TRUE(ScoreRowsWith(path, *ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(), out.data()).ok());
+  return out;
+}
+
+bool BitEqual(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  return a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Every path within the bound of the reference, deterministic, and the
+// portable path bit-identical to the scalar one. Returns the largest
+// |got − ref| / bound seen per path (how much slack the bound has).
+std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
+  std::array<double, 3> worst{};
+  std::vector<double> ref(g.n());
+  std::vector<Bound> bound(g.n());
+  for (size_t r = 0; r < g.n(); ++r) {
+    ref[r] = Reference(g, r);
+    bound[r] = ErrorBound(g, r, ref[r]);
+  }
+  std::vector<float> scalar;
+  for (KernelPath path : AvailablePaths()) {
+    const std::vector<float> got = Score(path, g);
+    EXPECT_TRUE(BitEqual(got, Score(path, g))) << what << " " << KernelPathName(path) << " is not deterministic";
+    if (path == KernelPath::kScalar) scalar = got;
+    if (path == KernelPath::kPortable) {
+      EXPECT_TRUE(BitEqual(got, scalar)) << what << ": portable != scalar";
+    }
+    for (size_t r = 0; r < g.n(); ++r) {
+      const double err = std::fabs(double(got[r]) - ref[r]);
+      EXPECT_LE(err, bound[r].tol) << what << " " << KernelPathName(path) << " row " << r << " got " << got[r]
+                                   << " want " << ref[r];
+      if (err > bound[r].tol) return worst;
+      worst[static_cast<size_t>(path)] = std::max(worst[static_cast<size_t>(path)], err / bound[r].tol);
+    }
+  }
+  return worst;
+}
+
+void Merge(std::array<double, 3>& into, const std::array<double, 3>& from) {
+  for (size_t i = 0; i < 3; ++i) into[i] = std::max(into[i], from[i]);
+}
+
+void PrintWorst(const char* what, const std::array<double, 3>& worst) {
+  std::printf("%s: largest error / bound: scalar %.3g, portable %.3g, avx2 %.3g\n", what, worst[0], worst[1],
+              worst[2]);
+}
+
+std::string Name(const Group& g) {
+  return std::string(MetricName(g.metric)) + "/" + std::string(EncodingName(g.enc)) + " d=" + std::to_string(g.d) +
+         " n=" + std::to_string(g.n());
+}
+
+constexpr Metric kMetrics[] = {Metric::kL2Squared, Metric::kCosine};
+constexpr Encoding kEncodings[] = {Encoding::kLvq8, Encoding::kLvq4};
+constexpr size_t kDims[] = {1, 3, 7, 15, 16, 17, 31, 32, 33, 48, 101, 784};
+
+TEST(LvqKernelsTest, RealisticGroupsMatchTheReference) {
+  std::mt19937 gen(11);
+  std::array<double, 3> worst{};
+  for (Metric m : kMetrics) {
+    for (Encoding e : kEncodings) {
+      for (size_t d : kDims) {
+        for (size_t n : {0u, 1u, 7u, 1000u}) {
+          if (n == 1000 && d == 784 && m == Metric::kCosine) continue;  // covered by l2; keeps ASan fast
+          const Group g = Realistic(gen, m, e, d, n);
+          Merge(worst, CheckGroup(g, Name(g)));
+        }
+      }
+    }
+  }
+  PrintWorst("realistic", worst);
+}
+
+TEST(LvqKernelsTest, AdversarialGroupsMatchTheReference) {
+  std::mt19937 gen(12);
+  struct Case {
+    const char* what;
+    float off_mean, off_sigma, scale_max, center_mean, center_sigma;
+  };
+  const Case cases[] = {
+      {"unit", 0.0f, 1.0f, 0.1f, 0.0f, 1.0f},
+      {"large offset, tiny scale", 1e6f, 10.0f, 1e-3f, 0.0f, 1.0f},
+      {"large negative offset", -1e6f, 1e3f, 10.0f, 5.0f, 2.0f},
+      {"negative offsets", -3.0f, 0.5f, 0.05f, 0.0f, 0.1f},
+      {"large centroid", 0.0f, 1.0f, 1.0f, 1e4f, 1e3f},
+      {"constant residuals", 2.5f, 0.0f, 0.0f, -1.0f, 1.0f},
+  };
+  for (const Case& c : cases) {
+    std::array<double, 3> worst{};
+    for (Metric m : kMetrics) {
+      for (Encoding e : kEncodings) {
+        for (size_t d : {1u, 3u, 7u, 31u, 33u, 101u, 784u}) {
+          const Group g = Arbitrary(gen, m, e, d, 37, c.off_mean, c.off_sigma, c.scale_max, c.center_mean,
+                                    c.center_sigma);
+          Merge(worst, CheckGroup(g, std::string(c.what) + " " + Name(g)));
+        }
+      }
+    }
+    PrintWorst(c.what, worst);
+  }
+}
+
+// Codes at every misalignment, ending exactly at the end of their buffer (an
+// over-read is an ASan error), the float arrays off 32-byte alignment.
+TEST(LvqKernelsTest, UnalignedPointers) {
+  std::mt19937 gen(13);
+  for (Encoding e : kEncodings) {
+    for (size_t d : {7u, 33u, 101u}) {
+      const Group g = Realistic(gen, Metric::kL2Squared, e, d, 9);
+      const std::vector<float> want = Score(KernelPath::kScalar, g);
+      auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+      ASSERT_TRUE(ctx.ok());
+      for (size_t shift = 0; shift < 33; ++shift) {
+        std::vector<uint8_t> codes(shift + g.codes.size());
+        std::copy(g.codes.begin(), g.codes.end(), codes.begin() + static_cast<std::ptrdiff_t>(shift));
+        std::vector<float> params(1 + 2 * g.n());
+        std::copy(g.offsets.begin(), g.offsets.end(), params.begin() + 1);
+        std::copy(g.scales.begin(), g.scales.end(), params.begin() + 1 + static_cast<std::ptrdiff_t>(g.n()));
+        for (KernelPath path : AvailablePaths()) {
+          std::vector<float> out(g.n() + 3);
+          ASSERT_TRUE(ScoreRowsWith(path, *ctx, g.n(), params.data() + 1, params.data() + 1 + g.n(),
+                                    codes.data() + shift, out.data() + 3)
+                          .ok());
+          const std::vector<float> got(out.begin() + 3, out.end());
+          if (path == KernelPath::kAvx2) {
+            EXPECT_TRUE(BitEqual(got, Score(KernelPath::kAvx2, g))) << "shift " << shift;
+          } else {
+            EXPECT_TRUE(BitEqual(got, want)) << KernelPathName(path) << " shift " << shift;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LvqKernelsTest, ZeroRowsTouchNothing) {
+  const std::vector<float> q{1, 2, 3}, c{0, 0, 0};
+  auto ctx = PrepareList(Metric::kL2Squared, Encoding::kLvq4, q, c);
+  ASSERT_TRUE(ctx.ok());
+  float sentinel = 42.0f;
+  for (KernelPath path : AvailablePaths()) {
+    EXPECT_TRUE(ScoreRowsWith(path, *ctx, 0, nullptr, nullptr, nullptr, &sentinel).ok());
+  }
+  ScoreRows(*ctx, 0, nullptr, nullptr, nullptr, &sentinel);
+  EXPECT_EQ(sentinel, 42.0f);
+}
+
+// The bound is tight enough to see one wrong code: with q = x̂ (reference
+// distance ≈ 0) changing any single element's code changes the l2 distance
+// by (scale·Δc)², and that must exceed the bound on every path. LVQ4 flips a
+// whole nibble (Δc odd, ≥ 1), LVQ8 the top bit (Δc = 128).
+TEST(LvqKernelsTest, OneFlippedNibbleExceedsTheBound) {
+  std::mt19937 gen(14);
+  for (Encoding e : kEncodings) {
+    for (size_t d : {7u, 101u, 784u}) {
+      Group g = Realistic(gen, Metric::kL2Squared, e, d, 1);
+      ASSERT_TRUE(ReconstructResidual(e, LvqParams{g.offsets[0], g.scales[0]},
+                                      std::span<const uint8_t>(g.code(0), g.bytes()), g.centroid, g.q)
+                      .ok());
+      const double ref = Reference(g, 0);
+      const double tol = ErrorBound(g, 0, ref).tol;
+      ASSERT_GT(g.scales[0], 0.0f);
+      for (KernelPath path : AvailablePaths()) {
+        EXPECT_LE(std::fabs(Score(path, g)[0] - ref), tol);
+        double min_ratio = 1e300;
+        for (size_t i = 0; i < d; ++i) {
+          Group flipped = g;
+          uint8_t& byte = flipped.codes[e == Encoding::kLvq8 ? i : i / 2];
+          byte = static_cast<uint8_t>(e == Encoding::kLvq8 ? byte ^ 0x80 : byte ^ (0x0F << ((i & 1) * 4)));
+          const double change = std::fabs(Score(path, flipped)[0] - ref);
+          min_ratio = std::min(min_ratio, change / tol);
+        }
+        EXPECT_GT(min_ratio, 1.0) << EncodingName(e) << " d=" << d << " " << KernelPathName(path);
+        std::printf("%s d=%zu %s: smallest single-flip change / bound = %.3g (bound %.3g)\n",
+                    std::string(EncodingName(e)).c_str(), d, std::string(KernelPathName(path)).c_str(), min_ratio,
+                    tol);
+      }
+    }
+  }
+}
+
+// Leaving out any term of the algebra would move the result by that term;
+// on realistic data every term is far above the bound, so the comparison
+// above would catch it.
+TEST(LvqKernelsTest, EveryTermExceedsTheBound) {
+  std::mt19937 gen(15);
+  for (Metric m : kMetrics) {
+    for (Encoding e : kEncodings) {
+      for (size_t d : {33u, 101u, 784u}) {
+        const Group g = Realistic(gen, m, e, d, 20);
+        for (size_t r = 0; r < g.n(); ++r) {
+          const Bound b = ErrorBound(g, r, Reference(g, r));
+          for (int t = 0; t < (m == Metric::kL2Squared ? 6 : 3); ++t) {
+            // The Σq'·offset and Σq·offset terms hinge on the sign balance of q − ĉ: 10× is still a catch.
+            EXPECT_GT(std::fabs(b.terms[t]), 10 * b.tol) << Name(g) << " row " << r << " term " << t;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LvqKernelsTest, DispatchAndNames) {
+  EXPECT_TRUE(KernelName() == "avx2" || KernelName() == "scalar");
+  EXPECT_EQ(KernelName(), KernelPathName(DispatchedKernelPath()));
+  EXPECT_TRUE(KernelPathAvailable(KernelPath::kScalar));
+  EXPECT_TRUE(KernelPathAvailable(KernelPath::kPortable));
+  std::printf("dispatched kernel: %s\n", std::string(KernelName()).c_str());
+
+  std::mt19937 gen(16);
+  const Group g = Realistic(gen, Metric::kCosine, Encoding::kLvq4, 101, 50);
+  auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+  ASSERT_TRUE(ctx.ok());
+  std::vector<float> out(g.n());
+  ScoreRows(*ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(), out.data());
+  EXPECT_TRUE(BitEqual(out, Score(DispatchedKernelPath(), g)));
+  if (!KernelPathAvailable(KernelPath::kAvx2)) {  // e.g. built with -DVIGILO_KERNELS_NO_AVX2
+    EXPECT_EQ(DispatchedKernelPath(), KernelPath::kScalar);
+    EXPECT_FALSE(ScoreRowsWith(KernelPath::kAvx2, *ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(),
+                               out.data())
+                     .ok());
+  }
+}
+
+TEST(LvqKernelsTest, PrepareListRejectsBadInput) {
+  const std::vector<float> q{1, 2, 3}, c2{1, 2};
+  EXPECT_EQ(PrepareList(Metric::kL2Squared, Encoding::kLvq8, q, c2).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(PrepareList(Metric::kCosine, Encoding::kLvq8, {}, {}).ok());
+  const std::vector<float> big(65537, 0.0f);
+  EXPECT_FALSE(PrepareList(Metric::kL2Squared, Encoding::kLvq4, big, big).ok());
+  const std::vector<float> nan{1, NAN, 3}, inf{1, 2, INFINITY};
+  EXPECT_FALSE(PrepareList(Metric::kL2Squared, Encoding::kLvq8, nan, q).ok());
+  EXPECT_FALSE(PrepareList(Metric::kCosine, Encoding::kLvq8, q, inf).ok());
+  ListContext unprepared;
+  float out = 0;
+  EXPECT_FALSE(ScoreRowsWith(KernelPath::kScalar, unprepared, 1, &out, &out, nullptr, &out).ok());
+}
+
+// Reusing one context across lists of different sizes and metrics.
+TEST(LvqKernelsTest, PrepareListReusesItsContext) {
+  std::mt19937 gen(17);
+  ListContext ctx;
+  for (size_t d : {784u, 3u, 101u}) {
+    for (Metric m : kMetrics) {
+      const Group g = Realistic(gen, m, Encoding::kLvq8, d, 5);
+      ASSERT_TRUE(PrepareList(g.metric, g.enc, g.q, g.centroid, ctx).ok());
+      std::vector<float> out(g.n());
+      ScoreRows(ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(), out.data());
+      EXPECT_TRUE(BitEqual(out, Score(DispatchedKernelPath(), g))) << Name(g);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vigilo::ivf
