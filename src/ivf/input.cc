@@ -63,6 +63,32 @@ void KeyColumn::Clear(ColumnType new_type) {
   bytes.clear();
 }
 
+Result<bool> VectorInput::Next(InputBlock* block) {
+  block->keys.Clear(key_field_ ? key_field_->type : ColumnType{});
+  block->first_row = next_row_;
+  block->rows = 0;
+  block->vectors.clear();
+  if (!failed_.ok()) return failed_;
+  if (Status st = Fill(block); !st.ok()) {
+    failed_ = st;
+    block->keys.Clear(block->keys.type);
+    block->rows = 0;
+    block->vectors.clear();
+    return st;
+  }
+  if (block->rows == 0) {
+    if (!rows_) rows_ = next_row_;  // JSONL knows its row count once a pass has ended
+    return false;
+  }
+  return true;
+}
+
+Status VectorInput::Rewind() {
+  failed_ = Status::Ok();
+  next_row_ = 0;
+  return Restart();
+}
+
 Result<std::unique_ptr<VectorInput>> OpenVectorInput(const std::string& path, const InputOptions& options) {
   if (options.block_rows == 0) return InvalidArgument("block_rows must be at least 1");
   if (options.vector_field.empty()) return InvalidArgument("the vector field name is empty");

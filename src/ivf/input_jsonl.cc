@@ -159,35 +159,10 @@ class JsonlInput final : public VectorInput {
     if (key_kind) key_field_ = KeyField{*options.key_field, ColumnType{*key_kind, 0}};
   }
 
-  Result<bool> Next(InputBlock* block) override {
-    block->keys.Clear(key_field_ ? key_field_->type : ColumnType{});
-    block->first_row = next_row_;
-    block->rows = 0;
-    block->vectors.clear();
-    if (!failed_.ok()) return failed_;
-    Status st = Fill(block);
-    if (!st.ok()) {
-      failed_ = st;
-      block->keys.Clear(block->keys.type);
-      block->rows = 0;
-      block->vectors.clear();
-      return st;
-    }
-    if (block->rows == 0) {
-      rows_ = next_row_;
-      return false;
-    }
-    return true;
-  }
-
-  Status Rewind() override {
-    failed_ = Status::Ok();
-    next_row_ = 0;
-    return lines_.Rewind();
-  }
+  Status Restart() override { return lines_.Rewind(); }
 
  private:
-  Status Fill(InputBlock* block) {
+  Status Fill(InputBlock* block) override {
     while (block->rows < options_.block_rows) {
       std::string_view line;
       uint64_t offset = 0;
@@ -222,9 +197,7 @@ class JsonlInput final : public VectorInput {
 
   LineReader lines_;
   InputOptions options_;
-  uint64_t next_row_ = 0;
   std::vector<double> scratch_;
-  Status failed_;
 };
 
 }  // namespace

@@ -211,28 +211,13 @@ class NpyInput final : public VectorInput {
     row_bytes_ = header.dimension * DtypeBytes(header.dtype);
   }
 
-  Result<bool> Next(InputBlock* block) override {
-    block->keys.Clear(ColumnType{});
-    block->first_row = next_row_;
-    block->rows = 0;
-    block->vectors.clear();
-    if (!failed_.ok()) return failed_;
+  Status Fill(InputBlock* block) override {
     if (next_row_ == 0 && file_.offset() != header_.data_offset) VIGILO_RETURN_IF_ERROR(SkipHeader());
     uint64_t want = std::min<uint64_t>(block_rows_, header_.rows - next_row_);
-    if (want == 0) return false;
-    Status st = ReadRows(want, block);
-    if (!st.ok()) {
-      failed_ = st;
-      block->rows = 0;
-      block->vectors.clear();
-      return st;
-    }
-    return true;
+    return want == 0 ? Status::Ok() : ReadRows(want, block);
   }
 
-  Status Rewind() override {
-    failed_ = Status::Ok();
-    next_row_ = 0;
+  Status Restart() override {
     VIGILO_RETURN_IF_ERROR(file_.Reopen());
     return SkipHeader();
   }
@@ -293,10 +278,8 @@ class NpyInput final : public VectorInput {
   NpyHeader header_;
   size_t block_rows_;
   uint64_t row_bytes_ = 0;
-  uint64_t next_row_ = 0;
   std::vector<char> raw_;
   std::vector<double> doubles_;
-  Status failed_;
 };
 
 }  // namespace

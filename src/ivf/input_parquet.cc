@@ -158,26 +158,7 @@ class ParquetInput final : public VectorInput {
     return Status::Ok();
   }
 
-  Result<bool> Next(InputBlock* block) override {
-    block->keys.Clear(key_field_ ? key_field_->type : ColumnType{});
-    block->first_row = next_row_;
-    block->rows = 0;
-    block->vectors.clear();
-    if (!failed_.ok()) return failed_;
-    Status st = Fill(block);
-    if (!st.ok()) {
-      failed_ = st;
-      block->keys.Clear(block->keys.type);
-      block->rows = 0;
-      block->vectors.clear();
-      return st;
-    }
-    return block->rows > 0;
-  }
-
-  Status Rewind() override {
-    failed_ = Status::Ok();
-    next_row_ = 0;
+  Status Restart() override {
     pos_ = 0;
     // Row group 0 stays decoded when it is the one held (small files).
     if (loaded_ == first_group_) return Status::Ok();
@@ -261,7 +242,7 @@ class ParquetInput final : public VectorInput {
     return Status::Ok();
   }
 
-  Status Fill(InputBlock* block) {
+  Status Fill(InputBlock* block) override {
     block->vectors.reserve(block_rows_ * dimension_);
     while (block->rows < block_rows_) {
       if (loaded_ == kNone) break;
@@ -300,8 +281,6 @@ class ParquetInput final : public VectorInput {
   size_t loaded_ = kNone;
   size_t first_group_ = kNone;
   uint64_t pos_ = 0;  // row within the loaded group
-  uint64_t next_row_ = 0;
-  Status failed_;
 };
 
 }  // namespace

@@ -35,29 +35,12 @@ class VecsInput final : public VectorInput {
     record_bytes_ = 4 + uint64_t{dimension} * element_bytes_;
   }
 
-  Result<bool> Next(InputBlock* block) override {
-    block->keys.Clear(ColumnType{});
-    block->first_row = next_row_;
-    block->rows = 0;
-    block->vectors.clear();
-    if (!failed_.ok()) return failed_;
+  Status Fill(InputBlock* block) override {
     uint64_t want = std::min<uint64_t>(block_rows_, *rows_ - next_row_);
-    if (want == 0) return false;
-    Status st = ReadRows(want, block);
-    if (!st.ok()) {
-      failed_ = st;
-      block->rows = 0;
-      block->vectors.clear();
-      return st;
-    }
-    return true;
+    return want == 0 ? Status::Ok() : ReadRows(want, block);
   }
 
-  Status Rewind() override {
-    failed_ = Status::Ok();
-    next_row_ = 0;
-    return file_.Reopen();
-  }
+  Status Restart() override { return file_.Reopen(); }
 
  private:
   Status ReadRows(uint64_t want, InputBlock* block) {
@@ -98,9 +81,7 @@ class VecsInput final : public VectorInput {
   size_t block_rows_;
   uint64_t element_bytes_ = 4;
   uint64_t record_bytes_ = 0;
-  uint64_t next_row_ = 0;
   std::vector<char> raw_;
-  Status failed_;
 };
 
 }  // namespace

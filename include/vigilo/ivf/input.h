@@ -109,9 +109,9 @@ class VectorInput {
   // Fills `block` with the next rows (reusing its buffers); false, with the
   // block emptied, after the last row. After an error the input stays failed
   // until Rewind.
-  virtual Result<bool> Next(InputBlock* block) = 0;
+  Result<bool> Next(InputBlock* block);
   // Starts a new pass from the first row.
-  virtual Status Rewind() = 0;
+  Status Rewind();
 
  protected:
   VectorInput() = default;
@@ -122,6 +122,17 @@ class VectorInput {
   uint32_t dimension_ = 0;
   std::optional<uint64_t> rows_;
   std::optional<KeyField> key_field_;
+  uint64_t next_row_ = 0;  // position of the next row a pass hands out
+
+  // Each format's part of Next: appends the next rows (at most the block
+  // size) to the emptied block and advances next_row_; no rows means the pass
+  // has ended. Next latches its errors and clears the block around it.
+  virtual Status Fill(InputBlock* block) = 0;
+  // Each format's part of Rewind: back to the first row (next_row_ is 0).
+  virtual Status Restart() = 0;
+
+ private:
+  Status failed_;  // the error that ended this pass, until Rewind
 };
 
 // Opens `path` and reads enough to know the dimension and the key type (the
