@@ -165,8 +165,7 @@ VIGILO_AVX2 void Rows(const ListContext& ctx, size_t n, const float* offsets, co
     constexpr bool kSums = kMetric == Metric::kL2Squared;
     const RowSums s = kEnc == Encoding::kLvq8 ? RowLvq8<kSums>(w, d, codes + r * bytes)
                                               : RowLvq4<kSums>(w, ws, d, codes + r * bytes);
-    out[r] = kMetric == Metric::kL2Squared ? CombineL2(ctx, offsets[r], scales[r], s)
-                                           : CombineCosine(ctx, offsets[r], scales[r], s);
+    out[r] = CombineRow<kMetric>(ctx, offsets[r], scales[r], s);
   }
 }
 
@@ -184,14 +183,9 @@ bool Avx2Supported() {
 
 void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                    const uint8_t* codes, float* out) {
-  const bool l2 = ctx.metric == Metric::kL2Squared;
-  if (ctx.encoding == Encoding::kLvq8) {
-    l2 ? Rows<Encoding::kLvq8, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq8, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  } else {
-    l2 ? Rows<Encoding::kLvq4, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq4, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  }
+  DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
+    Rows<kEnc, kMetric>(ctx, n, offsets, scales, codes, out);
+  });
 }
 
 }  // namespace vigilo::ivf::kernels_internal

@@ -49,6 +49,42 @@ inline float FoldLanes8(const float* lane) {
 }
 
 // Row-group entry points, one per path (ScoreRows' contract; ctx valid).
+// CombineL2 or CombineCosine, chosen at compile time.
+template <Metric kMetric>
+float CombineRow(const ListContext& ctx, float offset, float scale, const RowSums& s) {
+  return kMetric == Metric::kL2Squared ? CombineL2(ctx, offset, scale, s) : CombineCosine(ctx, offset, scale, s);
+}
+
+// The row loop of the scalar and portable paths: `row(code)` sums one row's
+// code against the weights. (The AVX2 path keeps its own loop so that its
+// target-attributed row functions inline into it.)
+template <Encoding kEnc, Metric kMetric, typename RowFn>
+void ScoreEachRow(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
+                  const uint8_t* codes, float* out, RowFn row) {
+  const size_t bytes = kEnc == Encoding::kLvq8 ? ctx.dimension : (ctx.dimension + 1) / 2;
+  for (size_t r = 0; r < n; ++r) out[r] = CombineRow<kMetric>(ctx, offsets[r], scales[r], row(codes + r * bytes));
+}
+
+// Calls kernel.template operator()<E, M>() with the context's encoding and
+// metric as compile-time constants (every path's entry point).
+template <typename Kernel>
+void DispatchEncodingMetric(const ListContext& ctx, Kernel&& kernel) {
+  const bool l2 = ctx.metric == Metric::kL2Squared;
+  if (ctx.encoding == Encoding::kLvq8) {
+    if (l2) {
+      kernel.template operator()<Encoding::kLvq8, Metric::kL2Squared>();
+    } else {
+      kernel.template operator()<Encoding::kLvq8, Metric::kCosine>();
+    }
+  } else {
+    if (l2) {
+      kernel.template operator()<Encoding::kLvq4, Metric::kL2Squared>();
+    } else {
+      kernel.template operator()<Encoding::kLvq4, Metric::kCosine>();
+    }
+  }
+}
+
 void ScoreRowsScalar(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                      const uint8_t* codes, float* out);
 void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, const float* scales,

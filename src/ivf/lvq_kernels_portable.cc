@@ -66,31 +66,15 @@ RowSums RowPortable(const float* w, size_t d, const uint8_t* code) {
   return RowSums{FoldLanes8(lane), code_sum, code_sq};
 }
 
-template <Encoding kEnc, Metric kMetric>
-void Rows(const ListContext& ctx, size_t n, const float* offsets, const float* scales, const uint8_t* codes,
-          float* out) {
-  const size_t d = ctx.dimension;
-  const size_t bytes = kEnc == Encoding::kLvq8 ? d : (d + 1) / 2;
-  const float* w = ctx.weights.data();
-  for (size_t r = 0; r < n; ++r) {
-    const RowSums s = RowPortable<kEnc, kMetric == Metric::kL2Squared>(w, d, codes + r * bytes);
-    out[r] = kMetric == Metric::kL2Squared ? CombineL2(ctx, offsets[r], scales[r], s)
-                                           : CombineCosine(ctx, offsets[r], scales[r], s);
-  }
-}
-
 }  // namespace
 
 void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                        const uint8_t* codes, float* out) {
-  const bool l2 = ctx.metric == Metric::kL2Squared;
-  if (ctx.encoding == Encoding::kLvq8) {
-    l2 ? Rows<Encoding::kLvq8, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq8, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  } else {
-    l2 ? Rows<Encoding::kLvq4, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq4, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  }
+  DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
+    ScoreEachRow<kEnc, kMetric>(ctx, n, offsets, scales, codes, out, [&](const uint8_t* code) {
+      return RowPortable<kEnc, kMetric == Metric::kL2Squared>(ctx.weights.data(), ctx.dimension, code);
+    });
+  });
 }
 
 }  // namespace vigilo::ivf::kernels_internal

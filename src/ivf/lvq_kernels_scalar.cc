@@ -24,31 +24,15 @@ RowSums RowScalar(const float* w, size_t d, const uint8_t* code) {
   return RowSums{FoldLanes8(lane), code_sum, code_sq};
 }
 
-template <Encoding kEnc, Metric kMetric>
-void Rows(const ListContext& ctx, size_t n, const float* offsets, const float* scales, const uint8_t* codes,
-          float* out) {
-  const size_t d = ctx.dimension;
-  const size_t bytes = static_cast<size_t>(CodeBytes(kEnc, d));
-  const float* w = ctx.weights.data();
-  for (size_t r = 0; r < n; ++r) {
-    const RowSums s = RowScalar<kEnc, kMetric == Metric::kL2Squared>(w, d, codes + r * bytes);
-    out[r] = kMetric == Metric::kL2Squared ? CombineL2(ctx, offsets[r], scales[r], s)
-                                           : CombineCosine(ctx, offsets[r], scales[r], s);
-  }
-}
-
 }  // namespace
 
 void ScoreRowsScalar(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                      const uint8_t* codes, float* out) {
-  const bool l2 = ctx.metric == Metric::kL2Squared;
-  if (ctx.encoding == Encoding::kLvq8) {
-    l2 ? Rows<Encoding::kLvq8, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq8, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  } else {
-    l2 ? Rows<Encoding::kLvq4, Metric::kL2Squared>(ctx, n, offsets, scales, codes, out)
-       : Rows<Encoding::kLvq4, Metric::kCosine>(ctx, n, offsets, scales, codes, out);
-  }
+  DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
+    ScoreEachRow<kEnc, kMetric>(ctx, n, offsets, scales, codes, out, [&](const uint8_t* code) {
+      return RowScalar<kEnc, kMetric == Metric::kL2Squared>(ctx.weights.data(), ctx.dimension, code);
+    });
+  });
 }
 
 }  // namespace vigilo::ivf::kernels_internal
