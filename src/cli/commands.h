@@ -22,5 +22,7 @@ void RegisterJsonCommands(CLI::App& app, Action* action);
 void RegisterDatasetCommands(CLI::App& app, Action* action);
 void RegisterParquetCommands(CLI::App& app, Action* action);
 void RegisterIndexCommands(CLI::App& app, Action* action);
+// `vigilo index eval` (index_eval.cc), on the `index` subcommand.
+void RegisterIndexEval(CLI::App* index, Action* action);
 
 }  // namespace vigilo::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "index_io.h"
 #include "vigilo/common/byte_source.h"
 #include <unistd.h>
 
@@ -25,21 +26,6 @@
 
 namespace vigilo::cli {
 namespace {
-
-// manifest.json parsed and validated (publication-v1.md §2); errors name the file.
-struct LoadedManifest {
-  ivf::Manifest manifest;
-  uint64_t bytes = 0;
-};
-Result<LoadedManifest> LoadManifest(const std::string& path) {
-  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
-  auto manifest = ivf::ParseManifest(file.bytes());
-  if (!manifest.ok()) {
-    Status s = manifest.status();
-    return s.path().empty() ? std::move(s).WithPath(path) : std::move(s).PrependPath(path + ": ");
-  }
-  return LoadedManifest{std::move(*manifest), file.bytes().size()};
-}
 
 struct ValidateArgs {
   std::string manifest;
@@ -235,90 +221,11 @@ struct QueryArgs {
   bool json = false;
 };
 
-Result<std::vector<float>> VectorFromJson(const json::Value& v, const std::string& where) {
-  if (!v.is_array()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
-  std::vector<float> out;
-  for (const json::Value& x : v.as_array()) {
-    if (!x.is_number()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
-    out.push_back(static_cast<float>(x.as_number().AsDouble()));
-  }
-  return out;
-}
-
-// --vector JSON, or --queries FILE: .fvecs/.bvecs/.npy, or JSON lines of arrays.
-Result<std::vector<std::vector<float>>> LoadQueries(const QueryArgs& a) {
-  std::vector<std::vector<float>> out;
-  if (!a.vector.empty()) {
-    auto parsed = json::Parse(a.vector);
-    if (!parsed.ok()) return InvalidArgument("--vector: " + parsed.status().ToString());
-    VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, "--vector"));
-    out.push_back(std::move(v));
-    return out;
-  }
-  if (a.queries.size() > 6 && a.queries.substr(a.queries.size() - 6) == ".jsonl") {
-    VIGILO_ASSIGN_OR_RETURN(std::string text, ReadFileToString(a.queries, 1u << 30));
-    size_t start = 0, line = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string_view row(text.data() + start, end - start);
-      start = end + 1;
-      ++line;
-      if (row.empty()) continue;
-      auto parsed = json::Parse(row);
-      if (!parsed.ok()) return std::move(parsed).status().WithPath(a.queries + ": line " + std::to_string(line));
-      VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, a.queries + ": line " + std::to_string(line)));
-      out.push_back(std::move(v));
-    }
-    return out;
-  }
-  VIGILO_ASSIGN_OR_RETURN(auto input, ivf::OpenVectorInput(a.queries, {}));
-  ivf::InputBlock block;
-  while (true) {
-    VIGILO_ASSIGN_OR_RETURN(bool more, input->Next(&block));
-    if (!more) break;
-    for (size_t i = 0; i < block.rows; ++i) {
-      out.emplace_back(block.vectors.begin() + static_cast<std::ptrdiff_t>(i * input->dimension()),
-                       block.vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * input->dimension()));
-    }
-  }
-  return out;
-}
-
-std::string FloatText(float f) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, f);  // shortest text that reads back as the same float
-  return std::string(buf, r.ptr);
-}
-
-// A key as JSON: booleans, integers (date: days since 1970-01-01), strings;
-// binary and fixed(L) as lowercase hex strings.
-Result<std::string> KeyJson(const ivf::KeyColumn& keys, size_t i) {
-  using K = ivf::ColumnType::Kind;
-  switch (keys.type.kind) {
-    case K::kBoolean: return std::string(keys.booleans[i] ? "true" : "false");
-    case K::kInt:
-    case K::kLong:
-    case K::kDate: return std::to_string(keys.integers[i]);
-    case K::kString: return json::ToCanonical(json::Value(std::string(keys.Bytes(i))));
-    default: {
-      std::string_view b = keys.Bytes(i);
-      static const char* kHex = "0123456789abcdef";
-      std::string out = "\"";
-      for (unsigned char c : b) {
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-      }
-      return out + "\"";
-    }
-  }
-}
-
 Status Query(const QueryArgs& a) {
   if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
   const ivf::Manifest* manifest = &loaded.manifest;
-  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a));
+  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a.vector, a.queries));
   ivf::PublicationReader reader(*manifest);
   ivf::DirectoryObjectReader objects(std::filesystem::path(a.manifest).parent_path().string());
   ivf::QueryOptions options;
@@ -391,6 +298,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   validate->add_flag("--deep", args->deep, "Also check every object's SHA-256 and the values (code lengths, keys)")
       ->excludes(only);
   validate->callback([args, action] { *action = [args] { return Validate(*args); }; });
+
+  RegisterIndexEval(index, action);
 }
 
 }  // namespace vigilo::cli

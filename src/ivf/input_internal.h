@@ -67,4 +67,13 @@ class SequentialFile {
   uint64_t size_ = 0;
 };
 
+// An .npy file's header (format 1.0/2.0/3.0): a 2-D C-order array of
+// `descr` values (e.g. "<f4", "<i8"), data from data_offset. ParseError or
+// InvalidFormat for anything else; the dtype is the caller's to check.
+struct NpyArrayHeader {
+  std::string descr;
+  uint64_t rows = 0, columns = 0, data_offset = 0;
+};
+Result<NpyArrayHeader> ReadNpyArrayHeader(const std::string& path, SequentialFile& file);
+
 }  // namespace vigilo::ivf::input_internal

@@ -119,7 +119,9 @@ Result<Dtype> ParseDtype(const std::string& path, const std::string& descr) {
 
 uint64_t DtypeBytes(Dtype d) { return d == Dtype::kF8 ? 8 : d == Dtype::kF4 ? 4 : 1; }
 
-Result<NpyHeader> ReadNpyHeader(const std::string& path, SequentialFile& file) {
+}  // namespace
+
+Result<NpyArrayHeader> ReadNpyArrayHeader(const std::string& path, SequentialFile& file) {
   char prefix[12];
   VIGILO_ASSIGN_OR_RETURN(size_t got, file.ReadUpTo({prefix, 10}));
   if (got < 10 || std::memcmp(prefix, kNpyMagic, 6) != 0) {
@@ -181,21 +183,28 @@ Result<NpyHeader> ReadNpyHeader(const std::string& path, SequentialFile& file) {
   if (!p.AtEnd()) return p.Error("bytes after the header dict");
   if (!descr || !fortran || !shape) return p.Error("the header needs 'descr', 'fortran_order' and 'shape'");
 
-  NpyHeader h;
-  VIGILO_ASSIGN_OR_RETURN(h.dtype, ParseDtype(path, *descr));
   if (*fortran) {
-    return FormatError(path, "npy array is in Fortran (column-major) order; vectors must be rows: save it in C "
+    return FormatError(path, "npy array is in Fortran (column-major) order; rows must be contiguous: save it in C "
                              "order (numpy.ascontiguousarray)");
   }
   if (shape->size() != 2) {
     return FormatError(path, "npy array has " + std::to_string(shape->size()) +
-                                 " dimensions; vectors need a 2-D array (rows, dimension)");
+                                 " dimensions; a 2-D array (rows, columns) is required");
   }
-  h.rows = (*shape)[0];
-  h.dimension = (*shape)[1];
+  return NpyArrayHeader{*descr, (*shape)[0], (*shape)[1], header_start + header_len};
+}
+
+namespace {
+
+Result<NpyHeader> ReadNpyHeader(const std::string& path, SequentialFile& file) {
+  VIGILO_ASSIGN_OR_RETURN(NpyArrayHeader array, ReadNpyArrayHeader(path, file));
+  NpyHeader h;
+  VIGILO_ASSIGN_OR_RETURN(h.dtype, ParseDtype(path, array.descr));
+  h.rows = array.rows;
+  h.dimension = array.columns;
   VIGILO_RETURN_IF_ERROR(CheckDimension(path, h.dimension, "npy shape"));
   if (h.rows == 0) return FormatError(path, "the file holds no vectors (shape has 0 rows)");
-  h.data_offset = header_start + header_len;
+  h.data_offset = array.data_offset;
   return h;
 }
 

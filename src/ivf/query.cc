@@ -6,6 +6,7 @@
 #include <set>
 
 #include "vigilo/ivf/distance.h"
+#include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/parquet/column_reader.h"
 
@@ -30,32 +31,61 @@ bool Better(const Candidate& a, const Candidate& b) {
   return a.row < b.row;
 }
 
-Result<std::vector<float>> DecodeCentroids(const Manifest& m, std::span<const uint8_t> bytes) {
+// centroids.parquet's rows in CID order, checked against the manifest (the
+// cid column must count 0, 1, …: the reader trusts no unchecked byte).
+struct Centroids {
+  std::vector<float> decoded, offsets, scales;
+  std::vector<uint8_t> codes;
+};
+
+Result<Centroids> DecodeCentroids(const Manifest& m, std::span<const uint8_t> bytes) {
+  const std::string& path = m.hierarchy.centroids.path;
   VIGILO_ASSIGN_OR_RETURN(parquet::FooterParse parsed, parquet::ParseFooter(bytes, bytes.size()));
   auto* footer = std::get_if<parquet::Footer>(&parsed);
   if (footer == nullptr) return Internal("a whole centroids file did not hold its footer");
-  const size_t d = m.index.dimension;
-  std::vector<float> out;
-  out.reserve(m.index.nlist * d);
-  std::vector<float> row(d);
+  const size_t d = m.index.dimension, nlist = m.index.nlist;
+  Centroids out;
+  out.decoded.resize(nlist * d);
+  out.codes.reserve(nlist * d);
   for (size_t rg = 0; rg < footer->metadata.row_groups.size(); ++rg) {
     VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(*footer, rg));
-    parquet::DecodedColumn cols[3];
-    for (size_t leaf = 2; leaf < 5; ++leaf) {
+    parquet::DecodedColumn cols[5];  // cid, cid_bucket, offset, scale, code
+    for (size_t leaf : {0, 2, 3, 4}) {
       const parquet::ByteRange& r = plan[leaf].range;
-      VIGILO_ASSIGN_OR_RETURN(cols[leaf - 2], parquet::DecodeColumnChunk(*footer, rg, leaf, bytes.subspan(r.offset, r.length)));
+      auto decoded = parquet::DecodeColumnChunk(*footer, rg, leaf, bytes.subspan(r.offset, r.length));
+      if (!decoded.ok()) {
+        Status failure = decoded.status();
+        return std::move(failure).PrependPath(path + ": ");
+      }
+      cols[leaf] = std::move(*decoded);
     }
-    for (size_t i = 0; i < cols[0].values.floats.size(); ++i) {
-      auto code = cols[2].values.Binary(i);
-      if (code.size() != d) return InvalidFormat("a centroid code is not dimension bytes").WithPath(m.hierarchy.centroids.path);
-      VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8, {cols[0].values.floats[i], cols[1].values.floats[i]}, code, row));
-      out.insert(out.end(), row.begin(), row.end());
+    const size_t n = cols[2].values.floats.size();
+    if (cols[0].values.int32s.size() != n || cols[3].values.floats.size() != n || cols[4].values.size() != n) {
+      return InvalidFormat("centroid columns differ in length").WithPath(path + ": row group " + std::to_string(rg));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const size_t cid = out.offsets.size();
+      if (cid >= nlist || cols[0].values.int32s[i] != static_cast<int32_t>(cid)) {
+        return InvalidFormat("centroid row " + std::to_string(cid) + " has cid " + std::to_string(cols[0].values.int32s[i]) +
+                             "; rows must hold cids 0…nlist-1 in order")
+            .WithPath(path);
+      }
+      auto code = cols[4].values.Binary(i);
+      if (code.size() != d) return InvalidFormat("a centroid code is not dimension bytes").WithPath(path);
+      LvqParams p{cols[2].values.floats[i], cols[3].values.floats[i]};
+      if (!std::isfinite(p.offset) || !std::isfinite(p.scale)) {
+        return InvalidFormat("centroid " + std::to_string(cid) + " has a non-finite offset or scale").WithPath(path);
+      }
+      VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8, p, code, std::span<float>(out.decoded.data() + cid * d, d)));
+      out.offsets.push_back(p.offset);
+      out.scales.push_back(p.scale);
+      out.codes.insert(out.codes.end(), code.begin(), code.end());
     }
   }
-  if (out.size() != m.index.nlist * d) {
-    return InvalidFormat("centroids.parquet holds " + std::to_string(out.size() / d) + " rows; nlist is " +
-                         std::to_string(m.index.nlist))
-        .WithPath(m.hierarchy.centroids.path);
+  if (out.offsets.size() != nlist) {
+    return InvalidFormat("centroids.parquet holds " + std::to_string(out.offsets.size()) + " rows; nlist is " +
+                         std::to_string(nlist))
+        .WithPath(path);
   }
   return out;
 }
@@ -128,19 +158,21 @@ Status QueryRun::Advance() {
     requests_.push_back(ObjectRange{m.hierarchy.centroids.path, 0, m.hierarchy.centroids.size});
     return Status::Ok();
   }
-  if (probes_.empty()) {  // rank every leaf centroid, globally
+  if (probes_.empty()) {  // rank every leaf centroid, globally, with the LVQ8 kernel (a zero "centroid")
     const size_t d = m.index.dimension, nlist = m.index.nlist;
-    size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
+    const size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
+    const std::vector<float> zero(d, 0.0f);
+    ListContext ctx;
+    std::vector<float> distance(nlist);
+    std::vector<uint32_t> order(nlist);
     for (const auto& q : queries_) {
-      std::vector<std::pair<float, uint32_t>> order(nlist);
-      for (size_t c = 0; c < nlist; ++c) {
-        order[c] = {FloatDistance(m.index.metric, q, std::span<const float>(reader_.centroids_.data() + c * d, d)),
-                    static_cast<uint32_t>(c)};
-      }
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end());
-      std::vector<uint32_t> cids;
-      for (size_t i = 0; i < nprobe; ++i) cids.push_back(order[i].second);
-      probes_.push_back(std::move(cids));
+      VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, q, zero, ctx));
+      ScoreRows(ctx, nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
+                reader_.centroid_codes_.data(), distance.data());
+      for (uint32_t c = 0; c < nlist; ++c) order[c] = c;
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end(),
+                        [&](uint32_t a, uint32_t b) { return distance[a] != distance[b] ? distance[a] < distance[b] : a < b; });
+      probes_.emplace_back(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe));
     }
   }
   return PlanFooters();
@@ -226,7 +258,10 @@ Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
         s = centroids.status();
         break;
       }
-      reader_.centroids_ = std::move(*centroids);
+      reader_.centroids_ = std::move(centroids->decoded);
+      reader_.centroid_offsets_ = std::move(centroids->offsets);
+      reader_.centroid_scales_ = std::move(centroids->scales);
+      reader_.centroid_codes_ = std::move(centroids->codes);
       s = Advance();
       break;
     }
@@ -284,6 +319,8 @@ Status QueryRun::Score(std::vector<std::vector<uint8_t>>& responses) {
   }
   std::vector<std::vector<Candidate>> top(queries_.size());  // max-heaps by Better
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
+  ListContext ctx;
+  std::vector<float> distance;
   for (size_t r = 0; r < responses.size(); ++r) {
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes(responses[r]);
@@ -301,21 +338,42 @@ Status QueryRun::Score(std::vector<std::vector<uint8_t>>& responses) {
         }
         cols[leaf - 1] = std::move(*decoded);
       }
-      std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
+      const std::string& path = m.postings[slice.file].object.path;
       const size_t n = cols[1].values.floats.size();
+      if (cols[2].values.floats.size() != n || cols[3].values.size() != n || cols[0].values.size() != n) {
+        return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
+      }
+      // The codes are decoded back to back; the kernel needs every one to have the right length.
+      const std::vector<uint64_t>& code_offsets = cols[3].values.binary_offsets;
       for (size_t i = 0; i < n; ++i) {
-        auto code = cols[3].values.Binary(i);
-        if (code.size() != code_bytes) {
-          return InvalidFormat("a postings code has the wrong length").WithPath(m.postings[slice.file].object.path);
+        if (code_offsets[i + 1] - code_offsets[i] != code_bytes) {
+          return InvalidFormat("postings row " + std::to_string(slice.first_row + i) + " has a " +
+                               std::to_string(code_offsets[i + 1] - code_offsets[i]) + "-byte code; " +
+                               std::to_string(code_bytes) + " expected")
+              .WithPath(path);
         }
-        LvqParams p{cols[1].values.floats[i], cols[2].values.floats[i]};
-        for (uint32_t q : probing[slice.cid]) {
-          Candidate c{LvqDistance(m.index.metric, m.index.encoding, queries_[q], p, code, centroid), slice.file,
-                      slice.first_row + i, slice.cid, {}};
-          auto& heap = top[q];
-          if (heap.size() == options_.k && !Better(c, heap.front())) continue;
-          c.key = KeyBytes(cols[0], key_kind, i);
-          heap.push_back(std::move(c));
+      }
+      std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
+      distance.resize(n);
+      for (uint32_t q : probing[slice.cid]) {
+        VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
+        ScoreRows(ctx, n, cols[1].values.floats.data(), cols[2].values.floats.data(), cols[3].values.binary.data(),
+                  distance.data());
+        auto& heap = top[q];
+        for (size_t i = 0; i < n; ++i) {
+          if (!std::isfinite(distance[i])) {
+            return InvalidFormat("postings row " + std::to_string(slice.first_row + i) +
+                                 " scores a non-finite distance (offset or scale not finite)")
+                .WithPath(path);
+          }
+          const float dist = distance[i];
+          if (heap.size() == options_.k) {  // most rows lose to the current k-th at once
+            const Candidate& kth = heap.front();
+            if (dist > kth.distance || (dist == kth.distance && !Better({dist, slice.file, slice.first_row + i, 0, {}}, kth))) {
+              continue;
+            }
+          }
+          heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, KeyBytes(cols[0], key_kind, i)});
           std::push_heap(heap.begin(), heap.end(), heap_less);
           if (heap.size() > options_.k) {
             std::pop_heap(heap.begin(), heap.end(), heap_less);

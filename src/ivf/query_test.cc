@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/kmeans_random.h"
+#include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/parquet/local_file.h"
 
 namespace vigilo::ivf {
@@ -102,9 +104,16 @@ class QueryTest : public testing::TestWithParam<std::pair<Metric, Encoding>> {
         for (size_t i = 0; i < cid->values.int32s.size(); ++i) {
           auto k = static_cast<uint32_t>(cid->values.int32s[i]);
           if (std::find(cids.begin(), cids.end(), k) == cids.end()) continue;
-          float dist = LvqDistance(manifest_.index.metric, manifest_.index.encoding, q,
-                                   {o->values.floats[i], s->values.floats[i]}, c->values.Binary(i),
-                                   std::span<const float>(centroids.data() + k * kD, kD));
+          std::span<const float> centroid(centroids.data() + k * kD, kD);
+          // The engine's distance is the kernel's, row by row (one row at a time here) …
+          auto ctx = PrepareList(manifest_.index.metric, manifest_.index.encoding, q, centroid);
+          EXPECT_TRUE(ctx.ok());
+          float dist = 0;
+          ScoreRows(*ctx, 1, &o->values.floats[i], &s->values.floats[i], c->values.Binary(i).data(), &dist);
+          // … which is the decoded vector's distance up to float32 rounding.
+          float ref = LvqDistance(manifest_.index.metric, manifest_.index.encoding, q,
+                                  {o->values.floats[i], s->values.floats[i]}, c->values.Binary(i), centroid);
+          EXPECT_NEAR(dist, ref, 1e-4 * std::max(1.0f, std::abs(ref)));
           rows.push_back(Row{dist, fi, base + i, key->values.int64s[i]});
         }
         base += static_cast<uint64_t>(file->footer().metadata.row_groups[rg].num_rows);
@@ -114,6 +123,31 @@ class QueryTest : public testing::TestWithParam<std::pair<Metric, Encoding>> {
       return a.distance != b.distance ? a.distance < b.distance : a.file != b.file ? a.file < b.file : a.row < b.row;
     });
     return rows;
+  }
+
+  // The nprobe CIDs nearest q by the LVQ8 kernel over the centroid codes, ties by CID.
+  std::vector<uint32_t> NearestCids(const std::vector<float>& query_in, size_t nprobe) {
+    std::vector<float> q = query_in;
+    if (manifest_.index.metric == Metric::kCosine) {
+      EXPECT_TRUE(NormalizeL2(q).ok());
+    }
+    std::vector<std::pair<float, uint32_t>> order;
+    auto cf = parquet::LocalParquetFile::Open((dir_ / "pub/centroids.parquet").string());
+    auto ctx = PrepareList(manifest_.index.metric, Encoding::kLvq8, q, std::vector<float>(kD, 0.0f));
+    EXPECT_TRUE(ctx.ok());
+    for (size_t rg = 0; rg < cf->footer().metadata.row_groups.size(); ++rg) {
+      auto cid = cf->ReadColumnChunk(rg, 0), o = cf->ReadColumnChunk(rg, 2), s = cf->ReadColumnChunk(rg, 3),
+           c = cf->ReadColumnChunk(rg, 4);
+      for (size_t i = 0; i < o->values.floats.size(); ++i) {
+        float dist = 0;
+        ScoreRows(*ctx, 1, &o->values.floats[i], &s->values.floats[i], c->values.Binary(i).data(), &dist);
+        order.emplace_back(dist, static_cast<uint32_t>(cid->values.int32s[i]));
+      }
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < nprobe; ++i) out.push_back(order[i].second);
+    return out;
   }
 
   std::filesystem::path dir_;
@@ -151,6 +185,29 @@ TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
     }
   }
   EXPECT_EQ(objects.centroid_reads, 1);
+}
+
+TEST_P(QueryTest, PartialProbingEqualsBruteForceOverTheNearestLists) {
+  PublicationReader reader(manifest_);
+  DirectoryObjectReader objects((dir_ / "pub").string());
+  Xoshiro256 rng(29);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<float> q(kD);
+    for (float& x : q) x = static_cast<float>(rng.NextDouble() * 16);
+    QueryOptions options;
+    options.k = 15;
+    options.nprobe = 1 + 3 * static_cast<uint32_t>(trial);
+    auto result = RunQuery(reader, objects, {q}, options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    std::vector<Row> expected = BruteForce(q, NearestCids(q, options.nprobe));
+    ASSERT_EQ(result->hits.size(), std::min<size_t>(15, expected.size()));
+    for (size_t r = 0; r < result->hits.size(); ++r) {
+      EXPECT_EQ(result->hits[r].distance, expected[r].distance) << "nprobe " << options.nprobe << " rank " << r;
+      EXPECT_EQ(result->hits[r].row, expected[r].row);
+      EXPECT_EQ(result->hits[r].file, expected[r].file);
+      EXPECT_EQ(result->keys.integers[r], expected[r].key);
+    }
+  }
 }
 
 TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {

@@ -28,6 +28,7 @@
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/lvq.h"
+#include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/parquet/footer.h"
@@ -73,7 +74,10 @@ class PublicationReader {
  private:
   friend class QueryRun;
   Manifest manifest_;
-  std::vector<float> centroids_;  // nlist × d, decoded LVQ8; empty until loaded
+  // Loaded from centroids.parquet on the first query (in CID order):
+  std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
+  std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
+  std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
   std::map<size_t, parquet::Footer> footers_;  // by postings file index
 };
 

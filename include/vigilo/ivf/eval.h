@@ -1,0 +1,62 @@
+// Recall evaluation of a publication (`vigilo index eval`,
+// docs/format/ivf-query.md "Evaluation"): ground truth in the ann-benchmarks
+// conventions, recall@k, and timed passes of the query core per nprobe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/ivf/query.h"
+
+namespace vigilo::ivf {
+
+// The exact neighbours of each query: row q holds `k` ids (base row
+// positions, nearest first) at ids[q·k …).
+struct GroundTruth {
+  size_t queries = 0;
+  size_t k = 0;
+  std::vector<int64_t> ids;
+  std::span<const int64_t> Row(size_t q) const { return {ids.data() + q * k, k}; }
+};
+
+// .ivecs (per row: int32 count, then that many int32 ids; every row the same
+// count) or .npy (2-D C order '<i4', '<i8', '<u4' or '<u8'), by extension.
+// InvalidFormat naming the file, row and byte for anything else (ragged rows,
+// negative ids, a truncated row, no rows).
+Result<GroundTruth> ReadGroundTruth(const std::string& path);
+
+// |found ∩ truth[0, k)| / k: found holds at most k ids (fewer when the probed
+// lists held fewer rows); repeated ids in found count once.
+double RecallAtK(std::span<const int64_t> found, std::span<const int64_t> truth, size_t k);
+
+struct EvalOptions {
+  uint32_t k = 10;
+  std::vector<uint32_t> nprobes = {1, 2, 4, 8, 16, 32, 64};
+  size_t batch = 1;    // queries per QueryRun: 1 = one at a time, 0 = all at once
+  size_t warmup = 100;  // untimed queries before each timed pass (page cache, footers)
+};
+
+struct EvalPoint {
+  uint32_t nprobe = 0;
+  size_t batch = 0;
+  size_t queries = 0;
+  double recall = 0;               // mean recall@k
+  double seconds = 0;              // the timed pass, one thread
+  double qps = 0;                  // queries / seconds
+  double bytes_per_query = 0;      // bytes fetched in the timed pass / queries
+  double requests_per_query = 0;   // ranges fetched in the timed pass / queries
+};
+
+// For each nprobe: a warm-up, then every query through `reader` (whose
+// centroid and footer caches persist across passes, as in a long-lived
+// reader), timed on one thread. The publication's key must be `long` (the
+// ground truth's ids are key values); InvalidArgument if not, or if the
+// ground truth has fewer rows than there are queries or fewer than k columns.
+Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, ObjectReader& objects,
+                                              const std::vector<std::vector<float>>& queries,
+                                              const GroundTruth& truth, const EvalOptions& options);
+
+}  // namespace vigilo::ivf

@@ -1,0 +1,172 @@
+// Ground-truth files, recall@k and the timed evaluation passes.
+#include "vigilo/ivf/eval.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "vigilo/ivf/builder.h"
+#include "vigilo/ivf/kmeans_random.h"
+
+namespace vigilo::ivf {
+namespace {
+
+class EvalTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("vigilo_eval_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& bytes) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  template <typename T>
+  static std::string Bytes(std::initializer_list<T> values) {
+    std::string out;
+    for (T v : values) out.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return out;
+  }
+  static std::string Npy(const std::string& descr, const std::string& shape, const std::string& data) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + dict.size() + 1) % 64 != 0) dict.push_back(' ');
+    dict.push_back('\n');
+    std::string out = "\x93NUMPY";
+    out.push_back('\x01');
+    out.push_back('\x00');
+    out.push_back(static_cast<char>(dict.size() & 0xff));
+    out.push_back(static_cast<char>(dict.size() >> 8));
+    return out + dict + data;
+  }
+  static void ExpectError(const Result<GroundTruth>& r, StatusCode code, const std::string& text) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+    EXPECT_NE(r.status().ToString().find(text), std::string::npos) << r.status().ToString();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(EvalTest, ReadsIvecs) {
+  auto gt = ReadGroundTruth(Write("gt.ivecs", Bytes<int32_t>({3, 5, 1, 9, 3, 0, 2, 7})));
+  ASSERT_TRUE(gt.ok()) << gt.status().ToString();
+  EXPECT_EQ(gt->queries, 2u);
+  EXPECT_EQ(gt->k, 3u);
+  EXPECT_EQ(std::vector<int64_t>(gt->Row(1).begin(), gt->Row(1).end()), (std::vector<int64_t>{0, 2, 7}));
+}
+
+TEST_F(EvalTest, RefusesBadIvecs) {
+  ExpectError(ReadGroundTruth(Write("a.ivecs", Bytes<int32_t>({2, 1, 2, 3, 1, 2, 3}))), StatusCode::kInvalidFormat,
+              "row 1 has 3 ids; row 0 has 2");
+  ExpectError(ReadGroundTruth(Write("b.ivecs", Bytes<int32_t>({2, 1, 2, 2, 1}))), StatusCode::kInvalidFormat,
+              "row 1 is truncated");
+  ExpectError(ReadGroundTruth(Write("c.ivecs", Bytes<int32_t>({2, 1, -4}))), StatusCode::kInvalidFormat,
+              "row 0 has a negative id");
+  ExpectError(ReadGroundTruth(Write("d.ivecs", Bytes<int32_t>({0}))), StatusCode::kInvalidFormat, "declares 0 ids");
+  ExpectError(ReadGroundTruth(Write("e.ivecs", "")), StatusCode::kInvalidFormat, "holds no rows");
+  ExpectError(ReadGroundTruth(Write("f.ivecs", Bytes<int32_t>({1, 5}) + "xy")), StatusCode::kInvalidFormat,
+              "row 1 is truncated");
+  ExpectError(ReadGroundTruth(Write("gt.txt", "1 2 3")), StatusCode::kInvalidArgument, ".ivecs or .npy");
+}
+
+TEST_F(EvalTest, ReadsNpyIdsOfEveryIntegerType) {
+  for (const std::string descr : {"<i4", "<u4"}) {
+    auto gt = ReadGroundTruth(Write("gt.npy", Npy(descr, "(2, 2)", Bytes<int32_t>({4, 1, 0, 8}))));
+    ASSERT_TRUE(gt.ok()) << descr << " " << gt.status().ToString();
+    EXPECT_EQ(gt->ids, (std::vector<int64_t>{4, 1, 0, 8}));
+  }
+  for (const std::string descr : {"<i8", "<u8"}) {
+    auto gt = ReadGroundTruth(Write("gt.npy", Npy(descr, "(1, 3)", Bytes<int64_t>({7, 3000000000LL, 2}))));
+    ASSERT_TRUE(gt.ok()) << descr << " " << gt.status().ToString();
+    EXPECT_EQ(gt->ids, (std::vector<int64_t>{7, 3000000000LL, 2}));
+  }
+}
+
+TEST_F(EvalTest, RefusesBadNpy) {
+  ExpectError(ReadGroundTruth(Write("a.npy", Npy("<f4", "(1, 2)", Bytes<float>({1, 2})))), StatusCode::kInvalidFormat,
+              "is not an id type");
+  ExpectError(ReadGroundTruth(Write("b.npy", Npy("<i4", "(2, 2)", Bytes<int32_t>({1, 2, 3})))),
+              StatusCode::kInvalidFormat, "row 1 is truncated");
+  ExpectError(ReadGroundTruth(Write("c.npy", Npy("<i4", "(1, 2)", Bytes<int32_t>({1, 2, 3})))),
+              StatusCode::kInvalidFormat, "bytes after the rows");
+  ExpectError(ReadGroundTruth(Write("d.npy", Npy("<i8", "(1, 1)", Bytes<int64_t>({-1})))), StatusCode::kInvalidFormat,
+              "negative or too large id");
+  ExpectError(ReadGroundTruth(Write("e.npy", Npy("<i4", "(4,)", Bytes<int32_t>({1, 2, 3, 4})))),
+              StatusCode::kInvalidFormat, "2-D");
+  ExpectError(ReadGroundTruth(Write("f.npy", Npy("<i4", "(0, 3)", ""))), StatusCode::kInvalidFormat, "no ids");
+}
+
+TEST(RecallTest, CountsTheIntersectionWithTheFirstK) {
+  std::vector<int64_t> truth{1, 2, 3, 4, 5, 6};
+  EXPECT_DOUBLE_EQ(RecallAtK(std::vector<int64_t>{3, 1, 9}, truth, 3), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(RecallAtK(std::vector<int64_t>{4, 5, 6}, truth, 3), 0.0);      // beyond k is not a hit
+  EXPECT_DOUBLE_EQ(RecallAtK(std::vector<int64_t>{1, 1, 1}, truth, 3), 1.0 / 3);  // a repeat counts once
+  EXPECT_DOUBLE_EQ(RecallAtK(std::vector<int64_t>{2}, truth, 3), 1.0 / 3);        // fewer found than k
+}
+
+// On a real publication: the ground truth is the engine's own exhaustive
+// answer, so probing every list has recall exactly 1 and fewer lists less.
+TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
+  constexpr size_t kN = 2000, kD = 8;
+  Xoshiro256 rng(5);
+  std::string base;
+  for (size_t i = 0; i < kN; ++i) {
+    int32_t d = kD;
+    base.append(reinterpret_cast<const char*>(&d), 4);
+    for (size_t j = 0; j < kD; ++j) {
+      float v = static_cast<float>(rng.NextDouble() * 10);
+      base.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  BuildOptions o;
+  o.input = Write("base.fvecs", base);
+  o.metric = Metric::kL2Squared;
+  o.encoding = Encoding::kLvq8;
+  o.nlist = 32;
+  o.out = (dir_ / "pub").string();
+  auto built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  PublicationReader reader(built->manifest);
+  DirectoryObjectReader objects(o.out);
+  std::vector<std::vector<float>> queries;
+  for (int q = 0; q < 20; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 10);
+    queries.push_back(v);
+  }
+  QueryOptions all;
+  all.k = 10;
+  all.nprobe = 32;
+  auto exact = RunQuery(reader, objects, queries, all);
+  ASSERT_TRUE(exact.ok());
+  GroundTruth truth{queries.size(), 10, exact->keys.integers};
+  for (size_t batch : {size_t{1}, size_t{7}, size_t{0}}) {
+    EvalOptions eo;
+    eo.nprobes = {1, 32};
+    eo.batch = batch;
+    eo.warmup = 3;
+    auto points = EvaluateRecall(reader, objects, queries, truth, eo);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 2u);
+    EXPECT_LT((*points)[0].recall, 0.9) << "batch " << batch;
+    EXPECT_EQ((*points)[1].recall, 1.0) << "batch " << batch;
+    EXPECT_LT((*points)[0].bytes_per_query, (*points)[1].bytes_per_query);
+    EXPECT_GT((*points)[0].qps, 0);
+    EXPECT_EQ((*points)[1].queries, 20u);
+  }
+  EvalOptions eo;
+  eo.k = 11;
+  EXPECT_EQ(EvaluateRecall(reader, objects, queries, truth, eo).status().code(), StatusCode::kInvalidArgument);
+  GroundTruth short_truth{5, 10, std::vector<int64_t>(50)};
+  EXPECT_EQ(EvaluateRecall(reader, objects, queries, short_truth, {}).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vigilo::ivf
