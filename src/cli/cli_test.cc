@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -238,6 +239,75 @@ TEST(CliTest, IndexBuildThenValidate) {
   EXPECT_EQ(ReadFile(out + "/manifest.json"), manifest);
   EXPECT_EQ(Vigilo("index build --input " + base + " --metric dot --encoding lvq4 --out " + out + "2").exit_code,
             kExitUsage);
+}
+
+// `index query --columns` reads payload columns from the source table;
+// `index eval` scores recall against ground truth (here: the exhaustive answer).
+TEST(CliTest, IndexQueryColumnsAndEval) {
+  std::string base = TempPath("payload.fvecs"), queries = TempPath("payload-queries.fvecs");
+  std::string bytes, query_bytes;
+  for (int i = 0; i < 200; ++i) {
+    std::string row;
+    int32_t d = 4;
+    row.append(reinterpret_cast<const char*>(&d), 4);
+    for (int j = 0; j < 4; ++j) {
+      float v = static_cast<float>((i % 10) * 3 + j) + static_cast<float>(i % 7) * 0.01f;
+      row.append(reinterpret_cast<const char*>(&v), 4);
+    }
+    bytes += row;
+    if (i == 33 || i == 34) query_bytes += row;
+  }
+  WriteFile(base, bytes);
+  WriteFile(queries, query_bytes);
+  std::string out = TempPath("payload-pub");
+  std::filesystem::remove_all(out);
+  CliRun built = Vigilo("index build --input " + base + " --metric l2_squared --encoding lvq8 --nlist 10 --source --out " + out);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const std::string manifest = out + "/manifest.json";
+  CliRun q = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector --json");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  std::string want = "{\"query\":0,\"rank\":0,\"id\":33,\"_distance\":0,\"vector\":[";
+  for (int j = 0; j < 4; ++j) {
+    char buf[32];
+    double v = static_cast<float>(9 + j) + static_cast<float>(5) * 0.01f;  // row 33, as float, widened
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    want += (j ? "," : "") + std::string(buf, r.ptr);
+  }
+  EXPECT_EQ(q.out.substr(0, q.out.find('\n')), want + "]}") << q.out;
+  CliRun tsv = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector");
+  EXPECT_EQ(tsv.out.substr(0, tsv.out.find('\n')), "query\trank\tid\t_distance\tvector");
+  EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns nope").exit_code, 8);
+  EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns id").exit_code, kExitUsage);
+
+  // Ground truth: each query's exhaustive top-2 ids.
+  CliRun exact = Vigilo("index query " + manifest + " --queries " + queries + " --k 2 --nprobe 10");
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  std::string gt;
+  size_t at = exact.out.find('\n') + 1;  // past the header
+  for (int row = 0; row < 2; ++row) {
+    int32_t k = 2;
+    gt.append(reinterpret_cast<const char*>(&k), 4);
+    for (int r = 0; r < 2; ++r) {
+      size_t end = exact.out.find('\n', at);
+      std::string line = exact.out.substr(at, end - at);
+      at = end + 1;
+      size_t t2 = line.find('\t', line.find('\t') + 1);
+      auto id = static_cast<int32_t>(std::stoi(line.substr(t2 + 1, line.find('\t', t2 + 1) - t2 - 1)));
+      gt.append(reinterpret_cast<const char*>(&id), 4);
+    }
+  }
+  std::string gt_path = TempPath("payload-gt.ivecs");
+  WriteFile(gt_path, gt);
+  CliRun eval = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
+                       " --k 2 --nprobe 1,10 --warmup 0 --json");
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  std::string second = eval.out.substr(eval.out.find('\n') + 1);
+  EXPECT_NE(second.find("\"nprobe\":10,"), std::string::npos) << eval.out;
+  EXPECT_NE(second.find("\"recall\":1.0,"), std::string::npos) << eval.out;
+  EXPECT_NE(second.find("\"queries\":2,"), std::string::npos) << eval.out;
+  EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path + " --k 3").exit_code,
+            kExitUsage);
+  EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + base).exit_code, kExitUsage);
 }
 
 TEST(CliTest, UsageErrors) {

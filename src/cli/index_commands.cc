@@ -21,6 +21,7 @@
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/ivf/publication_inspect.h"
 #include "vigilo/ivf/query.h"
+#include "vigilo/ivf/source_lookup.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 
@@ -218,8 +219,27 @@ Status Inspect(const std::string& path) {
 struct QueryArgs {
   std::string manifest, vector, queries;
   uint32_t k = 10, nprobe = 16;
+  std::vector<std::string> columns;
   bool json = false;
 };
+
+// The requested payload columns of every hit, from the source table
+// (ivf::SourceLookup), or nothing when none are requested.
+Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, ivf::ObjectReader& objects,
+                                  const ivf::QueryResult& result, const std::vector<std::string>& columns) {
+  if (columns.empty()) return ivf::SourceRows{};
+  const ivf::Manifest& m = reader.manifest();
+  const std::string& key = m.index.source_key[0].name;
+  for (const std::string& c : columns) {
+    if (c == key || c == "_distance" || c == "query" || c == "rank") {
+      return InvalidArgument("--columns: '" + c + "' is printed already");
+    }
+  }
+  if (m.source && m.source->key != key) {
+    return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
+  }
+  return ivf::LookupSource(reader, objects, result.keys.integers, columns);
+}
 
 Status Query(const QueryArgs& a) {
   if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
@@ -232,18 +252,32 @@ Status Query(const QueryArgs& a) {
   options.k = a.k;
   options.nprobe = a.nprobe;
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, objects, std::move(queries), options));
+  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, objects, result, a.columns));
   const std::string& key_name = manifest->index.source_key[0].name;
   VIGILO_ASSIGN_OR_RETURN(std::string key_label, json::ToCanonical(json::Value(key_name)));
+  std::vector<std::string> column_labels;
+  for (const std::string& c : a.columns) {
+    VIGILO_ASSIGN_OR_RETURN(std::string label, json::ToCanonical(json::Value(c)));
+    column_labels.push_back(std::move(label));
+  }
   std::string out;
-  if (!a.json) out = "query\trank\t" + key_name + "\t_distance\n";
+  if (!a.json) {
+    out = "query\trank\t" + key_name + "\t_distance";
+    for (const std::string& c : a.columns) out += "\t" + c;
+    out += "\n";
+  }
   for (size_t i = 0; i < result.hits.size(); ++i) {
     const ivf::QueryHit& h = result.hits[i];
     VIGILO_ASSIGN_OR_RETURN(std::string key, KeyJson(result.keys, i));
     if (a.json) {
       out += "{\"query\":" + std::to_string(h.query) + ",\"rank\":" + std::to_string(h.rank) + "," + key_label + ":" +
-             key + ",\"_distance\":" + FloatText(h.distance) + "}\n";
+             key + ",\"_distance\":" + FloatText(h.distance);
+      for (size_t c = 0; c < a.columns.size(); ++c) out += "," + column_labels[c] + ":" + payload.Value(i, c);
+      out += "}\n";
     } else {
-      out += std::to_string(h.query) + "\t" + std::to_string(h.rank) + "\t" + key + "\t" + FloatText(h.distance) + "\n";
+      out += std::to_string(h.query) + "\t" + std::to_string(h.rank) + "\t" + key + "\t" + FloatText(h.distance);
+      for (size_t c = 0; c < a.columns.size(); ++c) out += "\t" + payload.Value(i, c);
+      out += "\n";
     }
   }
   return WriteStdout(out);
@@ -282,7 +316,9 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   query->add_option("--queries", q->queries, "Query file: .fvecs, .bvecs, .npy, or .jsonl lines of JSON arrays");
   query->add_option("--k", q->k, "Results per query (default 10)");
   query->add_option("--nprobe", q->nprobe, "Leaf lists probed per query (default 16)");
-  query->add_flag("--json", q->json, "One JSON object per result: query, rank, key, _distance");
+  query->add_option("--columns", q->columns, "Payload columns from the source table, e.g. --columns title,label")
+      ->delimiter(',');
+  query->add_flag("--json", q->json, "One JSON object per result: query, rank, key, _distance, then the --columns");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });
 
   auto inspected = std::make_shared<std::string>();

@@ -184,6 +184,24 @@ Status RowJsonCursor::AppendNext(std::string* out) {
   return Status::Ok();
 }
 
+Status RowJsonCursor::Skip(uint64_t rows) {
+  const DecodedColumn& d = *decoded_;
+  if (rows > d.num_rows - row_) return OutOfRange("cannot skip " + std::to_string(rows) + " rows; " +
+                                                  std::to_string(d.num_rows - row_) + " are left");
+  for (; rows > 0; --rows) {
+    auto r = static_cast<size_t>(row_++);
+    if (!d.row_valid.empty() && d.row_valid[r] == 0) continue;
+    if (column_->shape == ColumnShape::kScalar) {
+      ++value_;
+      continue;
+    }
+    for (uint64_t s = d.list_offsets[r]; s < d.list_offsets[r + 1]; ++s) {
+      if (d.element_valid.empty() || d.element_valid[static_cast<size_t>(s)] != 0) ++value_;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<RowObjectWriter> RowObjectWriter::Make(std::span<const ColumnDescriptor> columns,
                                                std::span<const DecodedColumn> decoded) {
   if (columns.size() != decoded.size()) return InvalidArgument("one decoded column per descriptor is needed");

@@ -112,5 +112,47 @@ TEST(ValueJson, RowObjectsSortKeysAndNestLists) {
   EXPECT_EQ(RowJsonCursor::Make(other, db).status().code(), StatusCode::kUnimplemented);
 }
 
+// Skipping rows lands on the same value as formatting them: nulls, null
+// elements and empty lists consume no values.
+TEST(ValueJson, SkipMatchesAppendingEveryRow) {
+  ColumnDescriptor a = Col(Type::kInt32);
+  a.path = {"a", "list", "element"};
+  a.shape = ColumnShape::kList;
+  DecodedColumn da;
+  da.num_rows = 5;
+  da.values.type = Type::kInt32;
+  da.values.int32s = {1, 2, 3, 4};
+  da.row_valid = {1, 0, 1, 1, 1};
+  da.list_offsets = {0, 2, 2, 4, 4, 6};
+  da.element_valid = {1, 1, 0, 1, 1, 0};
+  ColumnDescriptor b = Col(Type::kInt32);
+  b.path = {"b"};
+  b.max_definition_level = 1;
+  DecodedColumn db;
+  db.num_rows = 5;
+  db.values.type = Type::kInt32;
+  db.values.int32s = {7, 8, 9};
+  db.row_valid = {0, 1, 0, 1, 1};
+  for (auto [column, decoded] : {std::pair{&a, &da}, std::pair{&b, &db}}) {
+    std::vector<std::string> rows;
+    auto all = RowJsonCursor::Make(*column, *decoded);
+    ASSERT_TRUE(all.ok());
+    for (int r = 0; r < 5; ++r) {
+      std::string v;
+      ASSERT_TRUE(all->AppendNext(&v).ok());
+      rows.push_back(v);
+    }
+    for (uint64_t skip = 0; skip < 5; ++skip) {
+      auto c = RowJsonCursor::Make(*column, *decoded);
+      ASSERT_TRUE(c->Skip(skip).ok());
+      std::string v;
+      ASSERT_TRUE(c->AppendNext(&v).ok());
+      EXPECT_EQ(v, rows[skip]) << column->path[0] << " skip " << skip;
+      EXPECT_EQ(c->Skip(5 - skip).code(), StatusCode::kOutOfRange);
+      EXPECT_TRUE(c->Skip(4 - skip).ok());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vigilo::parquet

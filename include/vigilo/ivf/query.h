@@ -73,12 +73,14 @@ class PublicationReader {
 
  private:
   friend class QueryRun;
+  friend class SourceLookup;
   Manifest manifest_;
   // Loaded from centroids.parquet on the first query (in CID order):
   std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
   std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
   std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
-  std::map<size_t, parquet::Footer> footers_;  // by postings file index
+  std::map<size_t, parquet::Footer> footers_;         // by postings file index
+  std::map<size_t, parquet::Footer> source_footers_;  // by source file index
 };
 
 class QueryRun {

@@ -41,6 +41,9 @@ class RowJsonCursor {
   uint64_t rows_left() const { return decoded_->num_rows - row_; }
   // Appends the next row's value; kOutOfRange after the last row.
   Status AppendNext(std::string* out);
+  // Moves past the next `rows` rows without formatting them; kOutOfRange
+  // (and no move) if fewer are left.
+  Status Skip(uint64_t rows);
 
  private:
   RowJsonCursor(const ColumnDescriptor& column, const DecodedColumn& decoded) : column_(&column), decoded_(&decoded) {}
