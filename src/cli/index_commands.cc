@@ -251,7 +251,8 @@ Status Query(const QueryArgs& a) {
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
-  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, objects, std::move(queries), options));
+  ivf::MappedPublication mapped(std::filesystem::path(a.manifest).parent_path().string());
+  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, mapped, std::move(queries), options));
   VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, objects, result, a.columns));
   const std::string& key_name = manifest->index.source_key[0].name;
   VIGILO_ASSIGN_OR_RETURN(std::string key_label, json::ToCanonical(json::Value(key_name)));

@@ -33,7 +33,7 @@ Status Eval(const EvalArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries("", a.queries));
   VIGILO_ASSIGN_OR_RETURN(ivf::GroundTruth truth, ivf::ReadGroundTruth(a.ground_truth));
   ivf::PublicationReader reader(loaded.manifest);
-  ivf::DirectoryObjectReader objects(std::filesystem::path(a.manifest).parent_path().string());
+  ivf::MappedPublication objects(std::filesystem::path(a.manifest).parent_path().string());
   ivf::EvalOptions o;
   o.k = a.k;
   o.nprobes = a.nprobes;

@@ -115,7 +115,7 @@ double RecallAtK(std::span<const int64_t> found, std::span<const int64_t> truth,
   return static_cast<double>(hits) / static_cast<double>(k);
 }
 
-Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, ObjectReader& objects,
+Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, MappedPublication& objects,
                                               const std::vector<std::vector<float>>& queries,
                                               const GroundTruth& truth, const EvalOptions& options) {
   const Manifest& m = reader.manifest();

@@ -134,7 +134,7 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
   auto built = BuildPublication(o);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   PublicationReader reader(built->manifest);
-  DirectoryObjectReader objects(o.out);
+  MappedPublication objects(o.out);
   std::vector<std::vector<float>> queries;
   for (int q = 0; q < 20; ++q) {
     std::vector<float> v(kD);

@@ -110,6 +110,29 @@ std::string KeyBytes(const parquet::DecodedColumn& keys, Kind kind, size_t i) {
   return out;
 }
 
+// Every row group's CID (exact statistics), first row and chunk ranges.
+Result<std::vector<PostingsGroup>> IndexPostingsFooter(const std::string& path,
+                                                                         const parquet::Footer& footer) {
+  std::vector<PostingsGroup> groups;
+  uint64_t first_row = 0;
+  for (size_t g = 0; g < footer.metadata.row_groups.size(); ++g) {
+    const parquet::RowGroup& rg = footer.metadata.row_groups[g];
+    VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(rg, path + ": row group " + std::to_string(g)));
+    VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, g));
+    if (plan.size() != 5) {
+      return InvalidFormat("a postings row group has " + std::to_string(plan.size()) + " columns; 5 are required")
+          .WithPath(path + ": row group " + std::to_string(g));
+    }
+    PostingsGroup group;
+    group.cid = static_cast<uint32_t>(cid);
+    group.first_row = first_row;
+    for (size_t leaf = 1; leaf < 5; ++leaf) group.chunks[leaf - 1] = plan[leaf].range;
+    groups.push_back(group);
+    first_row += static_cast<uint64_t>(rg.num_rows);
+  }
+  return groups;
+}
+
 std::set<uint32_t> ProbedCids(const std::vector<std::vector<uint32_t>>& probes) {
   std::set<uint32_t> probed;
   for (const auto& p : probes) probed.insert(p.begin(), p.end());
@@ -203,31 +226,24 @@ Status QueryRun::PlanChunks() {
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed)) continue;
-    const parquet::Footer& footer = reader_.footers_.at(i);
-    uint64_t first_row = 0;
-    for (size_t g = 0; g < footer.metadata.row_groups.size(); ++g) {
-      const parquet::RowGroup& rg = footer.metadata.row_groups[g];
-      VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(rg, f.object.path + ": row group " + std::to_string(g)));
-      uint64_t rows = static_cast<uint64_t>(rg.num_rows);
-      if (probed.count(static_cast<uint32_t>(cid)) != 0) {
-        VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, g));
-        uint64_t begin = plan[1].range.offset, end = begin;
-        for (size_t leaf = 1; leaf < plan.size(); ++leaf) {
-          begin = std::min(begin, plan[leaf].range.offset);
-          end = std::max(end, plan[leaf].range.offset + plan[leaf].range.length);
-        }
-        ChunkSlice slice{i, g, static_cast<uint32_t>(cid), first_row};
-        // Coalesce with the previous request when this span continues it.
-        if (!requests_.empty() && requests_.back().path == f.object.path &&
-            requests_.back().offset + requests_.back().length == begin) {
-          requests_.back().length = end - requests_.back().offset;
-          slices_.back().push_back(slice);
-        } else {
-          requests_.push_back(ObjectRange{f.object.path, begin, end - begin});
-          slices_.push_back({slice});
-        }
+    for (size_t g = 0; g < reader_.groups_.at(i).size(); ++g) {
+      const PostingsGroup& group = reader_.groups_.at(i)[g];
+      if (probed.count(group.cid) == 0) continue;
+      uint64_t begin = group.chunks[0].offset, end = begin;
+      for (const parquet::ByteRange& r : group.chunks) {
+        begin = std::min(begin, r.offset);
+        end = std::max(end, r.offset + r.length);
       }
-      first_row += rows;
+      ChunkSlice slice{i, g, group.cid, group.first_row};
+      // Coalesce with the previous request when this span continues it.
+      if (!requests_.empty() && requests_.back().path == f.object.path &&
+          requests_.back().offset + requests_.back().length == begin) {
+        requests_.back().length = end - requests_.back().offset;
+        slices_.back().push_back(slice);
+      } else {
+        requests_.push_back(ObjectRange{f.object.path, begin, end - begin});
+        slices_.push_back({slice});
+      }
     }
   }
   stage_ = Stage::kChunks;
@@ -236,6 +252,11 @@ Status QueryRun::PlanChunks() {
 }
 
 Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
+  std::vector<std::span<const uint8_t>> views(responses.begin(), responses.end());
+  return Supply(std::span<const std::span<const uint8_t>>(views));
+}
+
+Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
   if (failed_) return Internal("QueryRun::Supply after an error");
   if (done()) return Internal("QueryRun::Supply after the run finished");
   if (responses.size() != requests_.size()) return Internal("one response per request is required");
@@ -277,6 +298,12 @@ Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
           break;
         }
         if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
+          auto groups = IndexPostingsFooter(f.object.path, *footer);
+          if (!groups.ok()) {
+            s = groups.status();
+            break;
+          }
+          reader_.groups_.emplace(file, std::move(*groups));
           reader_.footers_.emplace(file, std::move(*footer));
         } else {
           uint64_t tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
@@ -307,7 +334,7 @@ Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
   return s;
 }
 
-Status QueryRun::Score(std::vector<std::vector<uint8_t>>& responses) {
+Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   const Manifest& m = reader_.manifest();
   const size_t d = m.index.dimension;
   const Kind key_kind = m.index.source_key[0].type.kind;
@@ -323,13 +350,13 @@ Status QueryRun::Score(std::vector<std::vector<uint8_t>>& responses) {
   std::vector<float> distance;
   for (size_t r = 0; r < responses.size(); ++r) {
     const ObjectRange& request = requests_[r];
-    std::span<const uint8_t> bytes(responses[r]);
+    std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
       const parquet::Footer& footer = reader_.footers_.at(slice.file);
-      VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, slice.row_group));
+      const PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
       parquet::DecodedColumn cols[4];  // key, offset, scale, code
       for (size_t leaf = 1; leaf < 5; ++leaf) {
-        const parquet::ByteRange& br = plan[leaf].range;
+        const parquet::ByteRange& br = group.chunks[leaf - 1];
         auto decoded = parquet::DecodeColumnChunk(footer, slice.row_group, leaf,
                                                   bytes.subspan(br.offset - request.offset, br.length));
         if (!decoded.ok()) {

@@ -234,6 +234,32 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
 }
 
+// The mapped local driver gives the same answer as the copying one, and
+// refuses what is not there.
+TEST_P(QueryTest, MappedPublicationMatchesTheObjectReader) {
+  std::vector<float> q(kD, 5.0f);
+  QueryOptions options;
+  options.k = 12;
+  options.nprobe = 7;
+  PublicationReader a(manifest_), b(manifest_);
+  DirectoryObjectReader objects((dir_ / "pub").string());
+  MappedPublication mapped((dir_ / "pub").string());
+  auto copied = RunQuery(a, objects, {q}, options);
+  auto viewed = RunQuery(b, mapped, {q}, options);
+  ASSERT_TRUE(copied.ok() && viewed.ok());
+  ASSERT_EQ(copied->hits.size(), viewed->hits.size());
+  for (size_t i = 0; i < copied->hits.size(); ++i) {
+    EXPECT_EQ(copied->hits[i].distance, viewed->hits[i].distance);
+    EXPECT_EQ(copied->hits[i].row, viewed->hits[i].row);
+  }
+  EXPECT_EQ(copied->bytes_fetched, viewed->bytes_fetched);
+  const uint64_t size = manifest_.hierarchy.centroids.size;
+  EXPECT_EQ(mapped.View("centroids.parquet", size - 4, 4)->size(), 4u);
+  EXPECT_EQ(mapped.View("centroids.parquet", size - 4, 5).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(mapped.View("centroids.parquet", size + 1, 0).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(mapped.View("absent.parquet", 0, 1).status().code(), StatusCode::kNotFound);
+}
+
 TEST_P(QueryTest, RefusesBadQueriesAndShortReads) {
   PublicationReader reader(manifest_);
   EXPECT_EQ(QueryRun::Start(reader, {std::vector<float>(kD - 1)}, {}).status().code(), StatusCode::kInvalidArgument);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,16 @@ struct QueryResult {
   uint64_t requests = 0;
 };
 
+// One postings row group as the planner sees it, derived once from its
+// file's footer: its CID (checked statistics), first row within the file and
+// the byte ranges of its key, offset, scale and code chunks, so planning a
+// query touches no Thrift structures.
+struct PostingsGroup {
+  uint32_t cid = 0;
+  uint64_t first_row = 0;
+  parquet::ByteRange chunks[4];
+};
+
 // Per-publication state shared by queries: decoded centroids and parsed
 // footers, cached forever (publications are immutable).
 class PublicationReader {
@@ -80,6 +91,7 @@ class PublicationReader {
   std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
   std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
   std::map<size_t, parquet::Footer> footers_;         // by postings file index
+  std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
   std::map<size_t, parquet::Footer> source_footers_;  // by source file index
 };
 
@@ -94,6 +106,8 @@ class QueryRun {
   // What to fetch next (exact ranges of manifest paths).
   const std::vector<ObjectRange>& requests() const { return requests_; }
   // The bytes of every request, in order. Errors leave the run failed.
+  // The views need to live only for the call (nothing is kept).
+  Status Supply(std::span<const std::span<const uint8_t>> responses);
   Status Supply(std::vector<std::vector<uint8_t>> responses);
   const QueryResult& result() const { return result_; }
 
@@ -103,7 +117,7 @@ class QueryRun {
   Status Advance();  // plans the next stage from what is known
   Status PlanFooters();
   Status PlanChunks();
-  Status Score(std::vector<std::vector<uint8_t>>& responses);
+  Status Score(std::span<const std::span<const uint8_t>> responses);
 
   PublicationReader& reader_;
   std::vector<std::vector<float>> queries_;
@@ -128,5 +142,27 @@ class QueryRun {
 // DirectoryObjectReader; later HTTP ranges).
 Result<QueryResult> RunQuery(PublicationReader& reader, ObjectReader& objects, std::vector<std::vector<float>> queries,
                              QueryOptions options);
+
+// A publication directory's objects mapped into memory once each (on first
+// use) and handed to the query core as views, without a copy or a system
+// call per range: the local driver of the CLI and `index eval`.
+class MappedPublication {
+ public:
+  explicit MappedPublication(std::string root);
+  ~MappedPublication();
+  MappedPublication(const MappedPublication&) = delete;
+  MappedPublication& operator=(const MappedPublication&) = delete;
+  // The bytes of a range: NotFound/IoError for the object, OutOfRange for a
+  // range past its end. Valid while this object lives.
+  Result<std::span<const uint8_t>> View(const std::string& path, uint64_t offset, uint64_t length);
+
+ private:
+  struct Mapping;
+  std::string root_;
+  std::map<std::string, std::unique_ptr<Mapping>> mapped_;
+};
+
+Result<QueryResult> RunQuery(PublicationReader& reader, MappedPublication& objects,
+                             std::vector<std::vector<float>> queries, QueryOptions options);
 
 }  // namespace vigilo::ivf
