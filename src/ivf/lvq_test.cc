@@ -56,20 +56,25 @@ TEST(LvqTest, Lvq4PacksLowNibbleFirst) {
   EXPECT_EQ(Decode(Encoding::kLvq4, x, 4), (std::vector<float>{0.0f, 1.0f, 2.0f, 3.0f}));
 }
 
+// The LVQ4 values below are the rule of ivf-build-algorithms.md "LVQ encode"
+// (min/max, then least-squares refits) computed independently by
+// tools/lvq4_reference.py, a float32 emulation in Python.
 TEST(LvqTest, Lvq4OddDimensionLeavesLastHighNibbleZero) {
   const Encoded x = Encode(Encoding::kLvq4, {2.0f, 0.0f, 1.5f, 6.0f, 4.5f});
-  EXPECT_EQ(x.params, (LvqParams{0.0f, 0x1.99999ap-2f}));  // 6 / 15
-  EXPECT_EQ(x.code, (Bytes{0x05, 0xF4, 0x0B}));             // codes 5, 0 | 4, 15 | 11, (0)
-  EXPECT_EQ(Decode(Encoding::kLvq4, x, 5), (std::vector<float>{2.0f, 0.0f, 0x1.99999ap+0f, 6.0f, 0x1.19999ap+2f}));
+  // min/max would give offset 0, scale 6/15, codes 5, 0, 4, 15, 11; one refit lowers the error.
+  EXPECT_EQ(x.params, (LvqParams{-0x1.1aae84p-5f, 0x1.9ea5dcp-2f}));
+  EXPECT_EQ(x.code, (Bytes{0x05, 0xF4, 0x0B}));  // codes 5, 0 | 4, 15 | 11, (0)
+  EXPECT_EQ(Decode(Encoding::kLvq4, x, 5),
+            (std::vector<float>{0x1.fd79ep+0f, -0x1.1aae84p-5f, 0x1.95d068p+0f, 0x1.82862p+2f, 0x1.1adcaap+2f}));
   EXPECT_EQ(LvqCodeAt(Encoding::kLvq4, x.code.data(), 4), 11u);
 }
 
 TEST(LvqTest, Lvq4NegativeValues) {
   const Encoded x = Encode(Encoding::kLvq4, {0.1f, -0.35f, 0.7f, 0.2f, -0.9f});
-  EXPECT_EQ(x.params, (LvqParams{-0.9f, 0x1.b4e81ap-4f}));
+  EXPECT_EQ(x.params, (LvqParams{-0x1.c5ef86p-1f, 0x1.b7519p-4f}));
   EXPECT_EQ(x.code, (Bytes{0x59, 0xAF, 0x00}));  // codes 9, 5 | 15, 10 | 0
   EXPECT_EQ(Decode(Encoding::kLvq4, x, 5),
-            (std::vector<float>{0x1.eb852p-5f, -0x1.777778p-2f, 0x1.666664p-1f, 0x1.55555p-3f, -0.9f}));
+            (std::vector<float>{0x1.4261ep-4f, -0x1.66b918p-2f, 0x1.71c96ap-1f, 0x1.7cd9b8p-3f, -0x1.c5ef86p-1f}));
 }
 
 TEST(LvqTest, ConstantVectorsHaveZeroScaleAndCodes) {
@@ -94,24 +99,58 @@ TEST(LvqTest, DecodeRoundsProductBeforeSum) {
   EXPECT_EQ(out, 0x1.e421ap+0f);
 }
 
-TEST(LvqTest, RoundTripErrorAtMostHalfAStep) {
+TEST(LvqTest, Lvq8RoundTripErrorAtMostHalfAStep) {
   std::mt19937 gen(7);
   std::normal_distribution<float> normal(0.0f, 3.0f);
-  for (Encoding e : {Encoding::kLvq4, Encoding::kLvq8}) {
-    for (size_t d : {1u, 2u, 7u, 64u, 101u}) {
-      for (int trial = 0; trial < 50; ++trial) {
-        std::vector<float> v(d);
-        for (float& x : v) x = normal(gen);
-        const Encoded x = Encode(e, v);
-        const std::vector<float> back = Decode(e, x, d);
-        float max_abs = 0;
-        for (float f : v) max_abs = std::max(max_abs, std::fabs(f));
-        // Half a quantization step plus a few float32 roundings.
-        const float bound = x.params.scale / 2 * (1 + 1e-5f) + 4 * std::numeric_limits<float>::epsilon() * max_abs;
-        for (size_t i = 0; i < d; ++i) EXPECT_LE(std::fabs(back[i] - v[i]), bound) << "d=" << d << " i=" << i;
+  for (size_t d : {1u, 2u, 7u, 64u, 101u}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<float> v(d);
+      for (float& x : v) x = normal(gen);
+      const Encoded x = Encode(Encoding::kLvq8, v);
+      const std::vector<float> back = Decode(Encoding::kLvq8, x, d);
+      float max_abs = 0;
+      for (float f : v) max_abs = std::max(max_abs, std::fabs(f));
+      // Half a quantization step plus a few float32 roundings.
+      const float bound = x.params.scale / 2 * (1 + 1e-5f) + 4 * std::numeric_limits<float>::epsilon() * max_abs;
+      for (size_t i = 0; i < d; ++i) EXPECT_LE(std::fabs(back[i] - v[i]), bound) << "d=" << d << " i=" << i;
+    }
+  }
+}
+
+// LVQ4's refits never lose to the plain min/max code, and win clearly on
+// heavy-tailed vectors (a few outliers stretching the range).
+TEST(LvqTest, Lvq4RefitNeverIncreasesTheError) {
+  std::mt19937 gen(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::student_t_distribution<float> heavy(2.0f);
+  double refined_total = 0, plain_total = 0;
+  for (size_t d : {2u, 7u, 64u, 101u, 784u}) {
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<float> v(d);
+      for (float& x : v) x = trial % 2 ? heavy(gen) : normal(gen);
+      const Encoded x = Encode(Encoding::kLvq4, v);
+      const std::vector<float> back = Decode(Encoding::kLvq4, x, d);
+      // The plain code, by the rule's first step.
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      const float scale = (*hi - *lo) / 15.0f;
+      double refined = 0, plain = 0;
+      for (size_t i = 0; i < d; ++i) {
+        const long c = std::clamp<long>(std::lround((v[i] - *lo) / scale), 0, 15);
+        const float p = *lo + scale * static_cast<float>(c);
+        plain += (static_cast<double>(v[i]) - p) * (static_cast<double>(v[i]) - p);
+        refined += (static_cast<double>(v[i]) - back[i]) * (static_cast<double>(v[i]) - back[i]);
+        // Codes are what the stored parameters quantize to (the refit re-coded).
+        const float t = std::clamp((v[i] - x.params.offset) / x.params.scale, 0.0f, 15.0f);
+        EXPECT_EQ(LvqCodeAt(Encoding::kLvq4, x.code.data(), i), static_cast<uint32_t>(std::lround(t)));
+      }
+      EXPECT_LE(refined, plain) << "d=" << d << " trial " << trial;
+      if (d >= 64 && trial % 2) {
+        refined_total += refined;
+        plain_total += plain;
       }
     }
   }
+  EXPECT_LT(refined_total, 0.8 * plain_total);
 }
 
 TEST(LvqTest, EncodeLvqVectorMatchesSpanApi) {
