@@ -126,7 +126,11 @@ Result<std::vector<PostingsGroup>> IndexPostingsFooter(const std::string& path,
     PostingsGroup group;
     group.cid = static_cast<uint32_t>(cid);
     group.first_row = first_row;
-    for (size_t leaf = 1; leaf < 5; ++leaf) group.chunks[leaf - 1] = plan[leaf].range;
+    group.rows = static_cast<uint64_t>(rg.num_rows);
+    for (size_t leaf = 1; leaf < 5; ++leaf) {
+      group.chunks[leaf - 1] = plan[leaf].range;
+      group.meta[leaf - 1] = plan[leaf].meta;
+    }
     groups.push_back(group);
     first_row += static_cast<uint64_t>(rg.num_rows);
   }
@@ -298,13 +302,25 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           break;
         }
         if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
-          auto groups = IndexPostingsFooter(f.object.path, *footer);
+          // Cached first: the groups point into the cached footer.
+          const parquet::Footer& cached = reader_.footers_.emplace(file, std::move(*footer)).first->second;
+          auto groups = IndexPostingsFooter(f.object.path, cached);
+          std::vector<parquet::ColumnDescriptor> columns;
+          for (size_t leaf = 1; leaf < 5 && groups.ok(); ++leaf) {
+            auto column = parquet::DescribeColumn(cached.metadata.schema, cached.schema, leaf);
+            if (!column.ok()) {
+              groups = std::move(column).take_status().PrependPath(f.object.path + ": ");
+            } else {
+              columns.push_back(std::move(*column));
+            }
+          }
           if (!groups.ok()) {
             s = groups.status();
+            reader_.footers_.erase(file);
             break;
           }
+          reader_.postings_columns_.emplace(file, std::move(columns));
           reader_.groups_.emplace(file, std::move(*groups));
-          reader_.footers_.emplace(file, std::move(*footer));
         } else {
           uint64_t tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
           again.push_back(file);
@@ -352,16 +368,21 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
-      const parquet::Footer& footer = reader_.footers_.at(slice.file);
       const PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
       parquet::DecodedColumn cols[4];  // key, offset, scale, code
       for (size_t leaf = 1; leaf < 5; ++leaf) {
         const parquet::ByteRange& br = group.chunks[leaf - 1];
-        auto decoded = parquet::DecodeColumnChunk(footer, slice.row_group, leaf,
-                                                  bytes.subspan(br.offset - request.offset, br.length));
+        // Straight from the cached descriptor and chunk metadata: no per-chunk planning.
+        auto decoded = parquet::DecodeColumnChunkBytes(reader_.postings_columns_.at(slice.file)[leaf - 1], *group.meta[leaf - 1],
+                                                       bytes.subspan(br.offset - request.offset, br.length));
+        if (decoded.ok() && decoded->num_rows != group.rows) {
+          decoded = InvalidFormat("column chunk holds " + std::to_string(decoded->num_rows) + " rows, the row group " +
+                                  std::to_string(group.rows));
+        }
         if (!decoded.ok()) {
           Status failure = decoded.status();
-          return std::move(failure).PrependPath(m.postings[slice.file].object.path + ": ");
+          return std::move(failure).PrependPath(m.postings[slice.file].object.path + ": row group " +
+                                                std::to_string(slice.row_group) + ": ");
         }
         cols[leaf - 1] = std::move(*decoded);
       }

@@ -32,6 +32,7 @@
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
 
 namespace vigilo::ivf {
@@ -72,7 +73,9 @@ struct QueryResult {
 struct PostingsGroup {
   uint32_t cid = 0;
   uint64_t first_row = 0;
+  uint64_t rows = 0;
   parquet::ByteRange chunks[4];
+  const parquet::ColumnMetaData* meta[4] = {};  // into the cached footer
 };
 
 // Per-publication state shared by queries: decoded centroids and parsed
@@ -92,6 +95,8 @@ class PublicationReader {
   std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
   std::map<size_t, parquet::Footer> footers_;         // by postings file index
   std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
+  // Per postings file: its key, offset, scale and code leaves.
+  std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns_;
   std::map<size_t, parquet::Footer> source_footers_;  // by source file index
 };
 
