@@ -3,7 +3,9 @@
 // (4096 rows, scored repeatedly) and streamed from DRAM (256 MB of codes,
 // scored in 4096-row groups), next to a memory-bandwidth ceiling: a plain
 // streaming read (sum of 64-bit words) of the same bytes, codes plus the
-// 8 bytes of offset and scale per row.
+// 8 bytes of offset and scale per row. It also checks that every available
+// path returns bit-identical distances on the in-cache group (the float
+// order is normative, docs/format/ivf-build-algorithms.md "Scoring kernels").
 //
 // Usage: ivf_kernels [seconds per measurement, default 0.3]
 #include <algorithm>
@@ -131,6 +133,7 @@ int main(int argc, char** argv) {
               "| streaming-read ceiling, rows/s (GB/s) |\n");
   std::printf("|---:|---|---|---|---:|---:|---:|---:|\n");
   std::vector<float> out(kGroup);
+  bool all_identical = true;
   for (size_t d : {size_t{100}, size_t{784}}) {
     for (Encoding e : {Encoding::kLvq8, Encoding::kLvq4}) {
       const size_t bytes = static_cast<size_t>(CodeBytes(e, d));
@@ -158,8 +161,17 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "ivf_kernels: %s\n", ctx.status().ToString().c_str());
           return 1;
         }
+        std::vector<float> first;
         for (KernelPath path : {KernelPath::kAvx2, KernelPath::kScalar, KernelPath::kPortable}) {
           if (!KernelPathAvailable(path)) continue;
+          ScoreAll(path, *ctx, cache, kGroup, out);
+          if (first.empty()) {
+            first = out;
+          } else if (std::memcmp(first.data(), out.data(), kGroup * sizeof(float)) != 0) {
+            std::printf("ivf_kernels: %s differs from the first path at d=%zu\n",
+                        std::string(KernelPathName(path)).c_str(), d);
+            all_identical = false;
+          }
           const double cache_s = SecondsPerCall([&] { ScoreAll(path, *ctx, cache, kGroup, out); }, seconds);
           const double dram_s = SecondsPerCall([&] { ScoreAll(path, *ctx, dram, kGroup, out); }, seconds);
           const double dram_rows = static_cast<double>(dram.n) / dram_s;
@@ -173,6 +185,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("\nload average at end: %s\n", LoadAverage().c_str());
-  return 0;
+  std::printf("\nall paths bit-identical: %s\nload average at end: %s\n", all_identical ? "yes" : "NO",
+              LoadAverage().c_str());
+  return all_identical ? 0 : 1;
 }

@@ -23,7 +23,7 @@ Status CheckFinite(std::span<const float> v, const char* what) {
 
 bool Prepared(const ListContext& ctx) {
   return ctx.dimension > 0 && ctx.weights.size() == ctx.dimension &&
-         ctx.weights_split.size() == (ctx.encoding == Encoding::kLvq4 ? ctx.dimension / 16 * 16 : 0);
+         ctx.weights_split.size() == (ctx.encoding == Encoding::kLvq4 ? (ctx.dimension + 15) / 16 * 16 : 0);
 }
 
 void Dispatch(KernelPath path, const ListContext& ctx, size_t n, const float* offsets, const float* scales,
@@ -106,13 +106,9 @@ Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q, s
   if (!std::isfinite(sum) || !std::isfinite(base)) return InvalidArgument("scoring: query − centroid overflows");
   out.weights_split.clear();
   if (encoding == Encoding::kLvq4) {
-    out.weights_split.resize(d / 16 * 16);
-    for (size_t block = 0; block + 16 <= d; block += 16) {
-      for (size_t k = 0; k < 8; ++k) {
-        out.weights_split[block + k] = out.weights[block + 2 * k];
-        out.weights_split[block + 8 + k] = out.weights[block + 2 * k + 1];
-      }
-    }
+    // Per 16-block: its even elements, then its odd ones; the last block zero-padded.
+    out.weights_split.resize((d + 15) / 16 * 16);  // after clear(): all +0.0
+    for (size_t i = 0; i < d; ++i) out.weights_split[i / 16 * 16 + (i % 2) * 8 + (i % 16) / 2] = out.weights[i];
   }
   out.weight_sum = sum;
   out.base = base;

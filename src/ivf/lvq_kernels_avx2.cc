@@ -1,35 +1,46 @@
-// The AVX2+FMA path. Only the functions marked VIGILO_AVX2 use AVX2: the file
-// is compiled for the baseline ISA, so nothing else here (and no inline
-// function another file might share) can reach a CPU without it; the
+// The AVX2 path (no FMA). Only the functions marked VIGILO_AVX2 use AVX2:
+// the file is compiled for the baseline ISA, so nothing else here (and no
+// inline function another file might share) can reach a CPU without it; the
 // dispatcher calls in only after Avx2Supported().
 //
-// Order (deterministic for a given d): 32 elements per step into four 8-lane
-// FMA accumulators a0…a3; one more 16-element block into a0, a1 if 16
-// remain; fold (a0 + a1) + (a2 + a3), then 256 → 128 → 64 → 32 bits; the
-// last < 16 elements one by one onto that sum. LVQ8 lanes hold consecutive
-// elements; LVQ4 lanes hold a block's even elements (a0, a2) and odd ones
-// (a1, a3), against ListContext::weights_split, so nibbles are never
-// re-interleaved. The code sums are exact: LVQ8 in integers (SAD for Σc,
-// 16-bit madd for Σc²), LVQ4 in float lanes, where every partial sum is an
-// integer below 2^24 (Σc² ≤ 225·65536) and so exact.
+// W in the normative order (lvq_kernels_internal.h), which is this loop's:
+// four independent 8-lane accumulators a0…a3, each product rounded (a
+// separate _mm256_mul_ps; the target has no "fma", so nothing can fuse),
+// then added. LVQ8: 32 consecutive elements per step, 8 per accumulator;
+// then up to three whole 8-blocks into a0, a1, a2; then the partial block,
+// zero-padded, into the next one. LVQ4: per 32 elements two 16-blocks of 8
+// bytes, each split into even nibbles (a0 / a2) and odd ones (a1 / a3)
+// against ListContext::weights_split, so nibbles are never re-interleaved;
+// then one whole 16-block into a0, a1; then the partial block (an odd d's
+// last high nibble masked off), zero-padded, into the next pair. Fold:
+// (a0 + a1) + (a2 + a3), then 256 → 128 → 64 → 32 bits. The partial block's
+// bytes are the last 8 bytes of the row shifted down (no read past the row)
+// unless the row is shorter than 8 bytes. The code sums are exact integers
+// (LVQ8: SAD for Σc, 16-bit madd for Σc²; LVQ4: 32-bit lanes, madd for Σc²).
 #include "lvq_kernels_internal.h"
 
 // VIGILO_KERNELS_NO_AVX2 builds the non-x86 stub on x86 too (to check it compiles).
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(VIGILO_KERNELS_NO_AVX2)
 #include <immintrin.h>
 
-#include "vigilo/ivf/lvq.h"
+#include <cstring>
 
-#define VIGILO_AVX2 __attribute__((target("avx2,fma")))
+#define VIGILO_AVX2 __attribute__((target("avx2")))
 
 namespace vigilo::ivf::kernels_internal {
 namespace {
 
-VIGILO_AVX2 inline __m256 Codes8(const uint8_t* p) {  // 8 bytes → 8 float lanes
-  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+VIGILO_AVX2 inline __m256i Load8(const uint8_t* p) {  // 8 bytes → 8 int32 lanes
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
 }
 
-VIGILO_AVX2 inline float HorizontalSum(__m256 v) {
+VIGILO_AVX2 inline __m256 Product(__m256i c, const float* w) {
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(c), _mm256_loadu_ps(w));
+}
+
+// The fold of the normative order: (a0 + a1) + (a2 + a3), then lanes (k, k+4), (k, k+2), (0, 1).
+VIGILO_AVX2 inline float Fold(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+  const __m256 v = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
@@ -50,34 +61,73 @@ VIGILO_AVX2 inline uint64_t HorizontalSumU64(__m256i v) {
   return lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
-// The scalar tail of a row: elements i…d−1 one by one onto `dot`.
-template <Encoding kEnc, bool kSums>
-inline RowSums Tail(const float* w, size_t i, size_t d, const uint8_t* code, float dot, uint64_t code_sum,
-                    uint64_t code_sq) {
-  for (; i < d; ++i) {
-    const uint32_t c = LvqCodeAt(kEnc, code, i);
-    const float product = w[i] * static_cast<float>(c);
-    dot += product;
-    if constexpr (kSums) {
-      code_sum += c;
-      code_sq += c * c;
-    }
+// What depends only on d (and the weights): computed once per row group.
+struct Plan {
+  size_t main_end = 0;    // end of the 32-element steps
+  size_t blocks = 0;      // LVQ8: whole 8-blocks after it (0…3); LVQ4: whole 16-blocks (0…1)
+  size_t partial = 0;     // elements of the partial block (LVQ8 0…7, LVQ4 0…15), at `start`
+  size_t start = 0;
+  size_t bytes = 0;       // the partial block's code bytes
+  size_t row_bytes = 0;
+  unsigned shift = 0;     // 8·(8 − bytes): the block from the row's last 8 bytes
+  uint64_t mask = 0;      // its valid bits (an odd d's last high nibble cleared)
+  __m256 w_partial;       // LVQ8: the partial block's weights, zero-padded
+};
+
+VIGILO_AVX2 Plan MakePlan(Encoding e, const ListContext& ctx) {
+  const size_t d = ctx.dimension;
+  Plan p;
+  p.main_end = d / 32 * 32;
+  const size_t block = e == Encoding::kLvq8 ? 8 : 16;
+  p.blocks = (d - p.main_end) / block;
+  p.start = p.main_end + p.blocks * block;
+  p.partial = d - p.start;
+  p.row_bytes = e == Encoding::kLvq8 ? d : (d + 1) / 2;
+  p.bytes = e == Encoding::kLvq8 ? p.partial : (p.partial + 1) / 2;
+  p.shift = static_cast<unsigned>(8 * (8 - p.bytes));
+  p.mask = p.bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * p.bytes)) - 1;
+  if (e == Encoding::kLvq4 && d % 2 == 1) p.mask &= ~(uint64_t{0xF0} << (8 * (p.bytes - 1)));
+  alignas(32) float w[8] = {};
+  if (e == Encoding::kLvq8) {
+    for (size_t k = 0; k < p.partial; ++k) w[k] = ctx.weights[p.start + k];
   }
-  return RowSums{dot, static_cast<uint32_t>(code_sum), static_cast<uint32_t>(code_sq)};
+  p.w_partial = _mm256_load_ps(w);
+  return p;
+}
+
+// The partial block's code bytes, zero-padded, without reading past the row.
+inline uint64_t PartialBytes(const Plan& p, const uint8_t* code) {
+  uint64_t u = 0;
+  if (p.row_bytes >= 8) {
+    std::memcpy(&u, code + p.row_bytes - 8, 8);
+    u >>= p.shift;
+  } else {
+    for (size_t k = 0; k < p.bytes; ++k) u |= uint64_t{code[p.row_bytes - p.bytes + k]} << (8 * k);  // the block ends the row
+  }
+  return u & p.mask;
 }
 
 template <bool kSums>
-VIGILO_AVX2 RowSums RowLvq8(const float* w, size_t d, const uint8_t* code) {
+VIGILO_AVX2 inline void Block8(__m256& acc, __m256i c, __m256 w, __m256i& sum, __m256i& sq) {
+  acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_cvtepi32_ps(c), w));
+  if constexpr (kSums) {
+    sum = _mm256_add_epi32(sum, c);
+    sq = _mm256_add_epi32(sq, _mm256_madd_epi16(c, c));  // (c, 0)·(c, 0) per 32-bit lane
+  }
+}
+
+template <bool kSums>
+VIGILO_AVX2 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   const __m256i zero = _mm256_setzero_si256();
   __m256i sum64 = zero, sum32 = zero, sq = zero;
   size_t i = 0;
-  for (; i + 32 <= d; i += 32) {
+  for (; i < plan.main_end; i += 32) {
     const uint8_t* p = code + i;
-    a0 = _mm256_fmadd_ps(Codes8(p), _mm256_loadu_ps(w + i), a0);
-    a1 = _mm256_fmadd_ps(Codes8(p + 8), _mm256_loadu_ps(w + i + 8), a1);
-    a2 = _mm256_fmadd_ps(Codes8(p + 16), _mm256_loadu_ps(w + i + 16), a2);
-    a3 = _mm256_fmadd_ps(Codes8(p + 24), _mm256_loadu_ps(w + i + 24), a3);
+    a0 = _mm256_add_ps(a0, Product(Load8(p), w + i));
+    a1 = _mm256_add_ps(a1, Product(Load8(p + 8), w + i + 8));
+    a2 = _mm256_add_ps(a2, Product(Load8(p + 16), w + i + 16));
+    a3 = _mm256_add_ps(a3, Product(Load8(p + 24), w + i + 24));
     if constexpr (kSums) {
       // Lane order does not matter for exact sums: unpack against zero in place.
       const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -87,86 +137,115 @@ VIGILO_AVX2 RowSums RowLvq8(const float* w, size_t d, const uint8_t* code) {
       sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
     }
   }
-  if (i + 16 <= d) {
-    const uint8_t* p = code + i;
-    a0 = _mm256_fmadd_ps(Codes8(p), _mm256_loadu_ps(w + i), a0);
-    a1 = _mm256_fmadd_ps(Codes8(p + 8), _mm256_loadu_ps(w + i + 8), a1);
-    if constexpr (kSums) {
-      const __m256i c16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-      sq = _mm256_add_epi32(sq, _mm256_madd_epi16(c16, c16));
-      sum32 = _mm256_add_epi32(sum32, _mm256_madd_epi16(c16, _mm256_set1_epi16(1)));
+  if (plan.blocks >= 1) {
+    Block8<kSums>(a0, Load8(code + i), _mm256_loadu_ps(w + i), sum32, sq);
+    if (plan.blocks >= 2) {
+      Block8<kSums>(a1, Load8(code + i + 8), _mm256_loadu_ps(w + i + 8), sum32, sq);
+      if (plan.blocks >= 3) Block8<kSums>(a2, Load8(code + i + 16), _mm256_loadu_ps(w + i + 16), sum32, sq);
     }
-    i += 16;
   }
-  const float dot = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  if (plan.partial != 0) {
+    const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(PartialBytes(plan, code))));
+    switch (plan.blocks) {
+      case 0:
+        Block8<kSums>(a0, c, plan.w_partial, sum32, sq);
+        break;
+      case 1:
+        Block8<kSums>(a1, c, plan.w_partial, sum32, sq);
+        break;
+      case 2:
+        Block8<kSums>(a2, c, plan.w_partial, sum32, sq);
+        break;
+      default:
+        Block8<kSums>(a3, c, plan.w_partial, sum32, sq);
+        break;
+    }
+  }
+  const float dot = Fold(a0, a1, a2, a3);
   uint64_t code_sum = 0, code_sq = 0;
   if constexpr (kSums) {
     code_sum = HorizontalSumU64(sum64) + HorizontalSumI32(sum32);
     code_sq = HorizontalSumI32(sq);
   }
-  return Tail<Encoding::kLvq8, kSums>(w, i, d, code, dot, code_sum, code_sq);
+  return RowSums{dot, static_cast<uint32_t>(code_sum), static_cast<uint32_t>(code_sq)};
 }
 
-// 16 nibbles of 8 bytes: even elements (low nibbles) and odd ones (high).
-VIGILO_AVX2 inline void Nibbles16(const uint8_t* p, __m256& even, __m256& odd) {
-  const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  even = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, _mm256_set1_epi32(0x0F)));
-  odd = _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4));
+// 16 nibbles of 8 bytes: even elements (low nibbles) and odd ones (high), as int32 lanes.
+VIGILO_AVX2 inline void Nibbles16(__m128i bytes8, __m256i& even, __m256i& odd) {
+  const __m256i bytes = _mm256_cvtepu8_epi32(bytes8);
+  even = _mm256_and_si256(bytes, _mm256_set1_epi32(0x0F));
+  odd = _mm256_srli_epi32(bytes, 4);
 }
 
+VIGILO_AVX2 inline __m128i Bytes8(const uint8_t* p) { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)); }
+
+// One 16-block: even nibbles into ae, odd ones into ao; the code sums in
+// integer lanes (off the float add ports the dot needs).
 template <bool kSums>
-VIGILO_AVX2 inline void CodeSums4(__m256 even, __m256 odd, __m256& sum, __m256& sq) {
-  if constexpr (kSums) {
-    sum = _mm256_add_ps(sum, _mm256_add_ps(even, odd));
-    sq = _mm256_add_ps(sq, _mm256_fmadd_ps(odd, odd, _mm256_mul_ps(even, even)));
+VIGILO_AVX2 inline void Block16(__m128i bytes8, const float* ws, __m256& ae, __m256& ao, __m256i& sum, __m256i& sq) {
+  __m256i even, odd;
+  Nibbles16(bytes8, even, odd);
+  ae = _mm256_add_ps(ae, _mm256_mul_ps(_mm256_cvtepi32_ps(even), _mm256_loadu_ps(ws)));
+  ao = _mm256_add_ps(ao, _mm256_mul_ps(_mm256_cvtepi32_ps(odd), _mm256_loadu_ps(ws + 8)));
+  if constexpr (kSums) {  // (c, 0)·(c, 0) per 32-bit lane
+    sum = _mm256_add_epi32(sum, _mm256_add_epi32(even, odd));
+    sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(even, even), _mm256_madd_epi16(odd, odd)));
   }
 }
 
 template <bool kSums>
-VIGILO_AVX2 RowSums RowLvq4(const float* w, const float* ws, size_t d, const uint8_t* code) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, sum = a0, sq = a0;
+VIGILO_AVX2 inline RowSums RowLvq4(const float* ws, const Plan& plan, const uint8_t* code) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  __m256i sum = _mm256_setzero_si256(), sq = sum;
   size_t i = 0;
-  __m256 even, odd;
-  for (; i + 32 <= d; i += 32) {
+  for (; i < plan.main_end; i += 32) {
     const uint8_t* p = code + i / 2;
-    Nibbles16(p, even, odd);
-    a0 = _mm256_fmadd_ps(even, _mm256_loadu_ps(ws + i), a0);
-    a1 = _mm256_fmadd_ps(odd, _mm256_loadu_ps(ws + i + 8), a1);
-    CodeSums4<kSums>(even, odd, sum, sq);
-    Nibbles16(p + 8, even, odd);
-    a2 = _mm256_fmadd_ps(even, _mm256_loadu_ps(ws + i + 16), a2);
-    a3 = _mm256_fmadd_ps(odd, _mm256_loadu_ps(ws + i + 24), a3);
-    CodeSums4<kSums>(even, odd, sum, sq);
+    Block16<kSums>(Bytes8(p), ws + i, a0, a1, sum, sq);
+    Block16<kSums>(Bytes8(p + 8), ws + i + 16, a2, a3, sum, sq);
   }
-  if (i + 16 <= d) {
-    Nibbles16(code + i / 2, even, odd);
-    a0 = _mm256_fmadd_ps(even, _mm256_loadu_ps(ws + i), a0);
-    a1 = _mm256_fmadd_ps(odd, _mm256_loadu_ps(ws + i + 8), a1);
-    CodeSums4<kSums>(even, odd, sum, sq);
+  if (plan.blocks != 0) {
+    Block16<kSums>(Bytes8(code + i / 2), ws + i, a0, a1, sum, sq);
     i += 16;
   }
-  const float dot = HorizontalSum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  if (plan.partial != 0) {  // weights_split is zero-padded to whole 16-blocks
+    const __m128i b = _mm_cvtsi64_si128(static_cast<long long>(PartialBytes(plan, code)));
+    if (plan.blocks != 0) {
+      Block16<kSums>(b, ws + i, a2, a3, sum, sq);
+    } else {
+      Block16<kSums>(b, ws + i, a0, a1, sum, sq);
+    }
+  }
+  const float dot = Fold(a0, a1, a2, a3);
   uint64_t code_sum = 0, code_sq = 0;
   if constexpr (kSums) {
-    code_sum = HorizontalSumI32(_mm256_cvtps_epi32(sum));  // exact integers (see the top)
-    code_sq = HorizontalSumI32(_mm256_cvtps_epi32(sq));
+    code_sum = HorizontalSumI32(sum);
+    code_sq = HorizontalSumI32(sq);
   }
-  return Tail<Encoding::kLvq4, kSums>(w, i, d, code, dot, code_sum, code_sq);
+  return RowSums{dot, static_cast<uint32_t>(code_sum), static_cast<uint32_t>(code_sq)};
+}
+
+template <Encoding kEnc, bool kSums>
+VIGILO_AVX2 inline RowSums Row(const ListContext& ctx, const Plan& plan, const uint8_t* code) {
+  if constexpr (kEnc == Encoding::kLvq8) {
+    return RowLvq8<kSums>(ctx.weights.data(), plan, code);
+  } else {
+    return RowLvq4<kSums>(ctx.weights_split.data(), plan, code);
+  }
 }
 
 template <Encoding kEnc, Metric kMetric>
 VIGILO_AVX2 void Rows(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                       const uint8_t* codes, float* out) {
-  const size_t d = ctx.dimension;
-  const size_t bytes = kEnc == Encoding::kLvq8 ? d : (d + 1) / 2;
-  const float* w = ctx.weights.data();
-  const float* ws = ctx.weights_split.data();
+  const Plan plan = MakePlan(kEnc, ctx);
   for (size_t r = 0; r < n; ++r) {
-    constexpr bool kSums = kMetric == Metric::kL2Squared;
-    const RowSums s = kEnc == Encoding::kLvq8 ? RowLvq8<kSums>(w, d, codes + r * bytes)
-                                              : RowLvq4<kSums>(w, ws, d, codes + r * bytes);
+    const RowSums s = Row<kEnc, kMetric == Metric::kL2Squared>(ctx, plan, codes + r * plan.row_bytes);
     out[r] = CombineRow<kMetric>(ctx, offsets[r], scales[r], s);
   }
+}
+
+template <Encoding kEnc>
+VIGILO_AVX2 RowSums OneRow(const ListContext& ctx, const uint8_t* code) {
+  return Row<kEnc, true>(ctx, MakePlan(kEnc, ctx), code);
 }
 
 }  // namespace
@@ -176,7 +255,7 @@ bool Avx2Supported() {
   // clang's runtimes also check that the OS saves the YMM state (XGETBV).
   static const bool supported = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return __builtin_cpu_supports("avx2");
   }();
   return supported;
 }
@@ -186,6 +265,10 @@ void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const
   DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
     Rows<kEnc, kMetric>(ctx, n, offsets, scales, codes, out);
   });
+}
+
+RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) {
+  return ctx.encoding == Encoding::kLvq8 ? OneRow<Encoding::kLvq8>(ctx, code) : OneRow<Encoding::kLvq4>(ctx, code);
 }
 
 }  // namespace vigilo::ivf::kernels_internal
@@ -200,6 +283,8 @@ void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const
                    const uint8_t* codes, float* out) {
   ScoreRowsScalar(ctx, n, offsets, scales, codes, out);
 }
+
+RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) { return RowSumsScalar(ctx, code); }
 
 }  // namespace vigilo::ivf::kernels_internal
 

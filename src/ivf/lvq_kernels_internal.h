@@ -1,8 +1,8 @@
-// Private to the lvq_kernels*.cc files: what every path shares (the per-row
-// combination in double, the lane fold of the scalar order) and each path's
-// row-group entry point. Every kernel file is compiled with -ffp-contract=off
-// (kernels.cmake), so the double combination below rounds identically on all
-// paths and only the float dot differs between kAvx2 and kScalar.
+// Private to the lvq_kernels*.cc files (and their test): what every path
+// shares (the per-row combination in double, the normative slots and fold of
+// the float dot W) and each path's row-group entry point. Every kernel file is
+// compiled with -ffp-contract=off (kernels.cmake) and no path uses FMA, so
+// every path computes W, and hence every distance, bit for bit the same.
 #pragma once
 
 #include <algorithm>
@@ -39,13 +39,35 @@ inline float CombineCosine(const ListContext& ctx, float offset, float scale, co
   return static_cast<float>(v);
 }
 
-// The scalar order's fold of its 8 lanes: (l_k + l_k+4), then (s0 + s2) + (s1 + s3).
+// The normative order of W (docs/format/ivf-build-algorithms.md, "Scoring
+// kernels"): four accumulators A0…A3 of 8 float lanes, all +0.0 at the start;
+// element i's product w_i·c_i (rounded to float) is added to one slot, in
+// increasing i:
+//   LVQ8: A[(i/8) mod 4], lane i mod 8 (8 consecutive elements per vector);
+//   LVQ4: with b = i/16 and p = i mod 16, A[2·(b mod 2) + (p mod 2)], lane
+//         p/2 (a 16-block's even elements in one vector, its odd ones in the next).
+// Then FoldAccumulators. A lane never holds −0.0 (it starts at +0.0 and
+// round-to-nearest gives −0.0 only for (−0) + (−0)), so adding a +0.0
+// product of a zero-padded element leaves it unchanged: SIMD paths may pad.
+inline size_t SlotAccumulator(Encoding e, size_t i) {
+  return e == Encoding::kLvq8 ? (i / 8) % 4 : 2 * ((i / 16) % 2) + (i % 2);
+}
+inline size_t SlotLane(Encoding e, size_t i) { return e == Encoding::kLvq8 ? i % 8 : (i % 16) / 2; }
+
+// The fold of 8 lanes: (l_k + l_k+4), then (s0 + s2) + (s1 + s3).
 inline float FoldLanes8(const float* lane) {
   const float s0 = lane[0] + lane[4];
   const float s1 = lane[1] + lane[5];
   const float s2 = lane[2] + lane[6];
   const float s3 = lane[3] + lane[7];
   return (s0 + s2) + (s1 + s3);
+}
+
+// W from the four accumulators: lanewise t_k = (A0_k + A1_k) + (A2_k + A3_k), then FoldLanes8(t).
+inline float FoldAccumulators(const float (&a)[4][8]) {
+  float t[8];
+  for (size_t k = 0; k < 8; ++k) t[k] = (a[0][k] + a[1][k]) + (a[2][k] + a[3][k]);
+  return FoldLanes8(t);
 }
 
 // Row-group entry points, one per path (ScoreRows' contract; ctx valid).
@@ -93,5 +115,12 @@ void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, c
 void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
                    const uint8_t* codes, float* out);
 bool Avx2Supported();
+
+// One row's sums on one path, by the same row function the row loop uses
+// (for the tests, which compare W itself: a last-bit change of W is often
+// invisible in the float distance). ctx valid; avx2 only when Avx2Supported().
+RowSums RowSumsScalar(const ListContext& ctx, const uint8_t* code);
+RowSums RowSumsPortable(const ListContext& ctx, const uint8_t* code);
+RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code);
 
 }  // namespace vigilo::ivf::kernels_internal

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "lvq_kernels_internal.h"
 #include "vigilo/ivf/lvq.h"
 
 namespace vigilo::ivf {
@@ -120,10 +121,11 @@ double Reference(const Group& g, size_t r) {
 //      (l2) nothing else; each rounding is ≤ u·|its result|, so per element
 //      e_i ≤ u·(|s·c_i| + |r̂_i| + |x̂_i| [+ |q'_i| for l2]), which moves the
 //      term by ≤ e_i(2|q_i − x̂_i| + e_i) (l2) or |q_i|·e_i (cosine);
-//  Tb  the float32 dot W = Σ w_i c_i: every term passes through at most k
-//      roundings (product, in-lane adds, the fold, the tail), so the error is
-//      ≤ γ_k Σ|w_i| c_i, times |s| (cosine) or 2|s| (l2). k covers both
-//      orders: scalar ⌈d/8⌉ + 4, AVX2 ⌈d/32⌉ + 22 (FMA lanes, fold, ≤ 15 tail adds);
+//  Tb  the float32 dot W = Σ w_i c_i in the normative order (one for every
+//      path): every term passes through at most k = ⌈d/32⌉ + 6 roundings (the
+//      product, ≤ ⌈d/32⌉ adds into its lane, 2 combining the accumulators, 3
+//      folding the lanes), so the error is ≤ γ_k Σ|w_i| c_i, times |s|
+//      (cosine) or 2|s| (l2);
 //  Td  the double arithmetic: 10⁻¹² of the magnitudes it combines.
 struct Bound {
   double tol = 0;
@@ -132,7 +134,7 @@ struct Bound {
 
 Bound ErrorBound(const Group& g, size_t r, double ref) {
   const size_t d = g.d;
-  const double k = std::max(double((d + 7) / 8 + 4), double((d + 31) / 32 + 22));
+  const double k = double((d + 31) / 32 + 6);
   const double gamma = k * kU / (1 - k * kU);
   const float off = g.offsets[r], s = g.scales[r];
   const bool l2 = g.metric == Metric::kL2Squared;
@@ -185,8 +187,76 @@ bool BitEqual(const std::vector<float>& a, const std::vector<float>& b) {
   return a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// Every path within the bound of the reference, deterministic, and the
-// portable path bit-identical to the scalar one. Returns the largest
+bool BitEqual(const kernels_internal::RowSums& a, const kernels_internal::RowSums& b) {
+  return std::memcmp(&a.dot, &b.dot, sizeof(float)) == 0 && a.code_sum == b.code_sum && a.code_sq == b.code_sq;
+}
+
+// The normative order of W as docs/format/ivf-build-algorithms.md states it,
+// written here independently of the kernels (volatile: each product is rounded
+// to float on its own, whatever this file is compiled with).
+kernels_internal::RowSums NormativeSums(Encoding e, const std::vector<float>& w, size_t d, const uint8_t* code) {
+  float acc[4][8] = {};
+  uint64_t sum = 0, sq = 0;
+  for (size_t i = 0; i < d; ++i) {
+    const uint32_t c = e == Encoding::kLvq8 ? code[i] : (i % 2 == 0 ? code[i / 2] & 0x0F : code[i / 2] >> 4);
+    size_t a = 0, lane = 0;
+    if (e == Encoding::kLvq8) {
+      a = (i / 8) % 4;
+      lane = i % 8;
+    } else {
+      const size_t b = i / 16, p = i % 16;
+      a = 2 * (b % 2) + p % 2;
+      lane = p / 2;
+    }
+    volatile float product = w[i] * static_cast<float>(c);
+    acc[a][lane] = acc[a][lane] + product;
+    sum += c;
+    sq += uint64_t{c} * c;
+  }
+  volatile float t[8];
+  for (size_t k = 0; k < 8; ++k) {
+    volatile float x = acc[0][k] + acc[1][k];
+    volatile float y = acc[2][k] + acc[3][k];
+    t[k] = x + y;
+  }
+  volatile float s[4];
+  for (size_t k = 0; k < 4; ++k) s[k] = t[k] + t[k + 4];
+  volatile float u0 = s[0] + s[2];
+  volatile float u1 = s[1] + s[3];
+  return {u0 + u1, static_cast<uint32_t>(sum), static_cast<uint32_t>(sq)};
+}
+
+kernels_internal::RowSums PathSums(KernelPath path, const ListContext& ctx, const uint8_t* code) {
+  switch (path) {
+    case KernelPath::kAvx2:
+      return kernels_internal::RowSumsAvx2(ctx, code);
+    case KernelPath::kPortable:
+      return kernels_internal::RowSumsPortable(ctx, code);
+    case KernelPath::kScalar:
+      break;
+  }
+  return kernels_internal::RowSumsScalar(ctx, code);
+}
+
+// W (and the code sums) of every row bit-identical on every path and to the
+// normative order above: the distances alone could hide a last-bit change of W.
+void CheckSums(const Group& g, const std::string& what) {
+  auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+  ASSERT_TRUE(ctx.ok());
+  for (size_t r = 0; r < g.n(); ++r) {
+    const kernels_internal::RowSums want = NormativeSums(g.enc, ctx->weights, g.d, g.code(r));
+    for (KernelPath path : AvailablePaths()) {
+      const kernels_internal::RowSums got = PathSums(path, *ctx, g.code(r));
+      EXPECT_TRUE(BitEqual(got, want)) << what << " " << KernelPathName(path) << " row " << r << ": W " << got.dot
+                                       << " want " << want.dot << ", sums " << got.code_sum << "/" << got.code_sq
+                                       << " want " << want.code_sum << "/" << want.code_sq;
+      if (!BitEqual(got, want)) return;
+    }
+  }
+}
+
+// Every path within the bound of the reference, deterministic, and every
+// path bit-identical to the scalar one (distances and W). Returns the largest
 // |got − ref| / bound seen per path (how much slack the bound has).
 std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
   std::array<double, 3> worst{};
@@ -200,10 +270,8 @@ std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
   for (KernelPath path : AvailablePaths()) {
     const std::vector<float> got = Score(path, g);
     EXPECT_TRUE(BitEqual(got, Score(path, g))) << what << " " << KernelPathName(path) << " is not deterministic";
-    if (path == KernelPath::kScalar) scalar = got;
-    if (path == KernelPath::kPortable) {
-      EXPECT_TRUE(BitEqual(got, scalar)) << what << ": portable != scalar";
-    }
+    if (path == KernelPath::kScalar) scalar = got;  // AvailablePaths() lists it first
+    EXPECT_TRUE(BitEqual(got, scalar)) << what << ": " << KernelPathName(path) << " != scalar";
     for (size_t r = 0; r < g.n(); ++r) {
       const double err = std::fabs(double(got[r]) - ref[r]);
       EXPECT_LE(err, bound[r].tol) << what << " " << KernelPathName(path) << " row " << r << " got " << got[r]
@@ -212,6 +280,7 @@ std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
       worst[static_cast<size_t>(path)] = std::max(worst[static_cast<size_t>(path)], err / bound[r].tol);
     }
   }
+  CheckSums(g, what);
   return worst;
 }
 
@@ -231,7 +300,8 @@ std::string Name(const Group& g) {
 
 constexpr Metric kMetrics[] = {Metric::kL2Squared, Metric::kCosine};
 constexpr Encoding kEncodings[] = {Encoding::kLvq8, Encoding::kLvq4};
-constexpr size_t kDims[] = {1, 3, 7, 15, 16, 17, 31, 32, 33, 48, 101, 784};
+// Every tail shape: d mod 32, mod 16 and mod 8 all vary; odd d for LVQ4.
+constexpr size_t kDims[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 100, 101, 784};
 
 TEST(LvqKernelsTest, RealisticGroupsMatchTheReference) {
   std::mt19937 gen(11);
@@ -268,7 +338,7 @@ TEST(LvqKernelsTest, AdversarialGroupsMatchTheReference) {
     std::array<double, 3> worst{};
     for (Metric m : kMetrics) {
       for (Encoding e : kEncodings) {
-        for (size_t d : {1u, 3u, 7u, 31u, 33u, 101u, 784u}) {
+        for (size_t d : kDims) {
           const Group g = Arbitrary(gen, m, e, d, 37, c.off_mean, c.off_sigma, c.scale_max, c.center_mean,
                                     c.center_sigma);
           Merge(worst, CheckGroup(g, std::string(c.what) + " " + Name(g)));
@@ -284,7 +354,7 @@ TEST(LvqKernelsTest, AdversarialGroupsMatchTheReference) {
 TEST(LvqKernelsTest, UnalignedPointers) {
   std::mt19937 gen(13);
   for (Encoding e : kEncodings) {
-    for (size_t d : {7u, 33u, 101u}) {
+    for (size_t d : {1u, 2u, 7u, 8u, 15u, 16u, 17u, 33u, 63u, 101u}) {
       const Group g = Realistic(gen, Metric::kL2Squared, e, d, 9);
       const std::vector<float> want = Score(KernelPath::kScalar, g);
       auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
@@ -301,12 +371,39 @@ TEST(LvqKernelsTest, UnalignedPointers) {
                                     codes.data() + shift, out.data() + 3)
                           .ok());
           const std::vector<float> got(out.begin() + 3, out.end());
-          if (path == KernelPath::kAvx2) {
-            EXPECT_TRUE(BitEqual(got, Score(KernelPath::kAvx2, g))) << "shift " << shift;
-          } else {
-            EXPECT_TRUE(BitEqual(got, want)) << KernelPathName(path) << " shift " << shift;
-          }
+          EXPECT_TRUE(BitEqual(got, want)) << KernelPathName(path) << " d=" << d << " shift " << shift;
         }
+      }
+    }
+  }
+}
+
+// The W checks can see an order change: on these inputs a plain sequential
+// float sum (or the old 8-lane order) differs from the normative W on many
+// rows, so a path that reordered anything would fail CheckSums.
+TEST(LvqKernelsTest, TheOrderIsObservable) {
+  std::mt19937 gen(18);
+  for (Encoding e : kEncodings) {
+    for (size_t d : {33u, 101u, 784u}) {
+      const Group g = Realistic(gen, Metric::kL2Squared, e, d, 200);
+      auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+      ASSERT_TRUE(ctx.ok());
+      size_t differ_seq = 0, differ_lane8 = 0;
+      for (size_t r = 0; r < g.n(); ++r) {
+        const float w = NormativeSums(e, ctx->weights, d, g.code(r)).dot;
+        volatile float seq = 0;
+        float lane[8] = {};
+        for (size_t i = 0; i < d; ++i) {
+          volatile float product = ctx->weights[i] * static_cast<float>(LvqCodeAt(e, g.code(r), i));
+          seq = seq + product;
+          lane[i % 8] = lane[i % 8] + product;
+        }
+        differ_seq += seq != w;
+        differ_lane8 += kernels_internal::FoldLanes8(lane) != w;
+      }
+      EXPECT_GT(differ_seq, g.n() / 10) << EncodingName(e) << " d=" << d;
+      if (d > 32) {
+        EXPECT_GT(differ_lane8, g.n() / 10) << EncodingName(e) << " d=" << d;
       }
     }
   }

@@ -9,15 +9,18 @@
 //               q' = q − ĉ, S = Σq'_i,
 //               ‖r̂‖² = d·offset² + 2·offset·scale·Σcode + scale²·Σcode²
 //   cosine:     1 − q·x̂ = (1 − q·ĉ) − (offset·Σq_i + scale·(q·code))
-// The float dot is accumulated in float32 (the path's order); everything
-// per-list and the per-row combination are in double, so the only float32
-// error is that dot and the rounding of q' (the bound is in the doc above).
+// The float dot W is accumulated in float32 in one normative order (the doc
+// above; no FMA: each product rounded, then added into one of 4 × 8 lanes —
+// LVQ8 element i into accumulator (i/8) mod 4, lane i mod 8; LVQ4 a 16-block's
+// even elements into one accumulator, its odd ones into the next — then a
+// fixed fold); everything per-list and the per-row combination are in double
+// and shared, so every path returns bit-identical distances, and the only
+// float32 error is W and the rounding of q' (the bound is in the doc above).
 //
-// Paths: kAvx2 (x86-64 with AVX2+FMA, chosen at run time), kScalar (the
-// fallback; the specification of the float order: 8 lanes, element i into
-// lane i mod 8, product rounded before the add, lanes folded (l_k + l_k+4),
-// then pairs), kPortable (plain C++ with the same order, written in blocks
-// so compilers vectorize it, e.g. to WASM SIMD128; bit-identical to kScalar).
+// Paths: kAvx2 (x86-64 with AVX2, chosen at run time; the order is its
+// loop's), kScalar (the fallback; the plainest statement of the order),
+// kPortable (plain C++ in 8-lane blocks that compilers vectorize, e.g. to
+// WASM SIMD128 f32x4). All three are bit-identical (tested).
 #pragma once
 
 #include <cstddef>
@@ -35,7 +38,7 @@ enum class KernelPath : uint8_t { kScalar, kPortable, kAvx2 };
 
 // "scalar" | "portable" | "avx2".
 std::string_view KernelPathName(KernelPath path);
-// kScalar and kPortable always; kAvx2 when the CPU (and OS) support AVX2 and FMA.
+// kScalar and kPortable always; kAvx2 when the CPU (and OS) support AVX2.
 bool KernelPathAvailable(KernelPath path);
 // The path ScoreRows uses: kAvx2 if available, else kScalar. Detected once.
 KernelPath DispatchedKernelPath();
@@ -49,9 +52,10 @@ struct ListContext {
   Encoding encoding = Encoding::kLvq8;
   size_t dimension = 0;
   std::vector<float> weights;  // l2: q'_i = q_i − ĉ_i (float32); cosine: q_i
-  // LVQ4 only: the weights of each whole 16-element block reordered as its 8
-  // even elements, then its 8 odd ones, so a SIMD kernel can multiply low and
-  // high nibbles without interleaving them (⌊d/16⌋·16 values).
+  // LVQ4 only: the weights of each 16-element block reordered as its 8 even
+  // elements, then its 8 odd ones, so a SIMD kernel can multiply low and high
+  // nibbles without interleaving them; the last partial block zero-padded
+  // (⌈d/16⌉·16 values).
   std::vector<float> weights_split;
   double weight_sum = 0;       // Σ weights_i (in double)
   double base = 0;             // l2: ‖q'‖²; cosine: 1 − q·ĉ (in double)
