@@ -11,14 +11,25 @@
 #   3. bench/faiss/ivf_sq8_build.cc compiled twice:
 #        bin/ivf_sq8_build_generic   against Debian's /usr/lib/x86_64-linux-gnu/libfaiss.a
 #        bin/ivf_sq8_build_avx2      against the AVX2 libfaiss_avx2.a, -mavx2 -mfma
+#   4. with --search: bench/faiss/ivf_search.cc (bench/ivf_query.sh) compiled the same
+#      two ways, bin/ivf_search_generic and bin/ivf_search_avx2.
 #
-# Prints the two binaries' paths on the last two lines (stdout); everything else on stderr.
+#   bench/faiss/setup.sh [--search]
+#
+# Prints the two ivf_sq8_build binaries' paths on the last two lines (stdout), or
+# with --search the two ivf_search binaries' paths; everything else on stderr.
 #
 # Environment: VIGILO_BENCH_CACHE; JOBS (make parallelism for the FAISS build,
 # default 1 — the machine is shared; JOBS=2 when nothing else builds).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+search=0
+case "${1:-}" in
+  "") ;;
+  --search) search=1 ;;
+  *) echo "usage: bench/faiss/setup.sh [--search]" >&2; exit 2 ;;
+esac
 cache=${VIGILO_BENCH_CACHE:-$HOME/.cache/vigilo/bench}/faiss
 jobs=${JOBS:-1}
 mkdir -p "$cache/bin"
@@ -110,5 +121,25 @@ if [ ! -x "$avx2_bin" ] || [ "$here/ivf_sq8_build.cc" -nt "$avx2_bin" ]; then
     -I"$src_dir" "$here/ivf_sq8_build.cc" "$avx2_lib" -lopenblas -o "$avx2_bin.tmp"
   mv "$avx2_bin.tmp" "$avx2_bin"
 fi
-echo "$generic_bin"
-echo "$avx2_bin"
+if [ $search = 1 ]; then
+  # --- 4. The query benchmark binary, the same two ways ---
+  search_generic=$cache/bin/ivf_search_generic
+  search_avx2=$cache/bin/ivf_search_avx2
+  if [ ! -x "$search_generic" ] || [ "$here/ivf_search.cc" -nt "$search_generic" ]; then
+    log "compiling $search_generic (Debian libfaiss $faiss_version, generic)"
+    g++ "${cxxflags[@]}" -DVIGILO_FAISS_FLAVOUR='"debian-generic"' "$here/ivf_search.cc" \
+      "$generic_lib" -lopenblas -o "$search_generic.tmp"
+    mv "$search_generic.tmp" "$search_generic"
+  fi
+  if [ ! -x "$search_avx2" ] || [ "$here/ivf_search.cc" -nt "$search_avx2" ]; then
+    log "compiling $search_avx2 (FAISS from source, AVX2)"
+    g++ "${cxxflags[@]}" -mavx2 -mfma -mf16c -mpopcnt -DVIGILO_FAISS_FLAVOUR='"source-avx2"' \
+      -I"$src_dir" "$here/ivf_search.cc" "$avx2_lib" -lopenblas -o "$search_avx2.tmp"
+    mv "$search_avx2.tmp" "$search_avx2"
+  fi
+  echo "$search_generic"
+  echo "$search_avx2"
+else
+  echo "$generic_bin"
+  echo "$avx2_bin"
+fi
