@@ -370,10 +370,11 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     for (const ChunkSlice& slice : slices_[r]) {
       const PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
       parquet::DecodedColumn cols[4];  // key, offset, scale, code
-      for (size_t leaf = 1; leaf < 5; ++leaf) {
+      auto decode = [&](size_t leaf) -> Status {
         const parquet::ByteRange& br = group.chunks[leaf - 1];
         // Straight from the cached descriptor and chunk metadata: no per-chunk planning.
-        auto decoded = parquet::DecodeColumnChunkBytes(reader_.postings_columns_.at(slice.file)[leaf - 1], *group.meta[leaf - 1],
+        auto decoded = parquet::DecodeColumnChunkBytes(reader_.postings_columns_.at(slice.file)[leaf - 1],
+                                                       *group.meta[leaf - 1],
                                                        bytes.subspan(br.offset - request.offset, br.length));
         if (decoded.ok() && decoded->num_rows != group.rows) {
           decoded = InvalidFormat("column chunk holds " + std::to_string(decoded->num_rows) + " rows, the row group " +
@@ -385,10 +386,15 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                                                 std::to_string(slice.row_group) + ": ");
         }
         cols[leaf - 1] = std::move(*decoded);
-      }
+        return Status::Ok();
+      };
+      for (size_t leaf = 2; leaf < 5; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
+      // The key chunk is decoded only once a row of this group enters a top-k
+      // (at high nprobe most probed row groups never do).
+      bool keys_decoded = false;
       const std::string& path = m.postings[slice.file].object.path;
       const size_t n = cols[1].values.floats.size();
-      if (cols[2].values.floats.size() != n || cols[3].values.size() != n || cols[0].values.size() != n) {
+      if (cols[2].values.floats.size() != n || cols[3].values.size() != n) {
         return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
       }
       // The codes are decoded back to back; the kernel needs every one to have the right length.
@@ -420,6 +426,14 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
             if (dist > kth.distance || (dist == kth.distance && !Better({dist, slice.file, slice.first_row + i, 0, {}}, kth))) {
               continue;
             }
+          }
+          if (!keys_decoded) {
+            VIGILO_RETURN_IF_ERROR(decode(1));
+            if (cols[0].values.size() != n) {
+              return InvalidFormat("postings columns differ in length")
+                  .WithPath(path + ": row group " + std::to_string(slice.row_group));
+            }
+            keys_decoded = true;
           }
           heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, KeyBytes(cols[0], key_kind, i)});
           std::push_heap(heap.begin(), heap.end(), heap_less);
