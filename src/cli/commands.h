@@ -24,5 +24,7 @@ void RegisterParquetCommands(CLI::App& app, Action* action);
 void RegisterIndexCommands(CLI::App& app, Action* action);
 // `vigilo index eval` (index_eval.cc), on the `index` subcommand.
 void RegisterIndexEval(CLI::App* index, Action* action);
+// `vigilo index verify` (index_verify.cc), on the `index` subcommand.
+void RegisterIndexVerify(CLI::App* index, Action* action);
 
 }  // namespace vigilo::cli

@@ -337,6 +337,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   validate->callback([args, action] { *action = [args] { return Validate(*args); }; });
 
   RegisterIndexEval(index, action);
+  RegisterIndexVerify(index, action);
 }
 
 }  // namespace vigilo::cli

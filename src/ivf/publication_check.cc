@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
+#include <limits>
 
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
@@ -33,28 +35,49 @@ Status At(Status s, const std::string& where) {
 
 std::string RowGroup(const std::string& path, size_t rg) { return path + ": row group " + std::to_string(rg); }
 
-Result<Footer> ReadFooter(ObjectReader& reader, const ObjectDescriptor& d, ObjectCheckReport& report) {
-  return ReadObjectFooter(reader, d, &report.bytes_read);
+// Path `where` for a status that names no place yet (a reader's errors
+// usually name the object already).
+Status Named(Status s, const std::string& where) {
+  if (s.ok() || !s.path().empty()) return s;
+  return std::move(s).WithPath(where);
+}
+
+Result<Footer> ReadFooterOfSize(ObjectReader& reader, const ObjectDescriptor& d, uint64_t size, uint64_t* bytes_read,
+                                uint64_t max_read) {
+  uint64_t tail = std::min({size, kTailGuess, max_read});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto bytes = reader.Read(d.path, size - tail, tail);
+    if (!bytes.ok()) return Named(bytes.status(), d.path);
+    if (bytes_read != nullptr) *bytes_read += bytes->size();
+    auto parsed = parquet::ParseFooter(*bytes, size);
+    if (!parsed.ok()) return At(parsed.status(), d.path);
+    if (auto* footer = std::get_if<Footer>(&*parsed)) return std::move(*footer);
+    tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
+    if (tail > max_read) {
+      return LimitExceeded("the footer needs the last " + std::to_string(tail) + " bytes; at most " +
+                           std::to_string(max_read) + " are read at once")
+          .WithPath(d.path);
+    }
+  }
+  return Internal("footer still incomplete after the requested tail").WithPath(d.path);
+}
+
+Status CheckSize(ObjectReader& reader, const ObjectDescriptor& d) {
+  auto size = reader.Size(d.path);
+  if (!size.ok()) return Named(size.status(), d.path);
+  if (*size != d.size) {
+    return IntegrityError("object is " + std::to_string(*size) + " bytes; the manifest says " + std::to_string(d.size))
+        .WithPath(d.path);
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
-Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& d, uint64_t* bytes_read) {
-  VIGILO_ASSIGN_OR_RETURN(uint64_t size, reader.Size(d.path));
-  if (size != d.size) {
-    return IntegrityError("object is " + std::to_string(size) + " bytes; the manifest says " + std::to_string(d.size))
-        .WithPath(d.path);
-  }
-  uint64_t tail = std::min(size, kTailGuess);
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, reader.Read(d.path, size - tail, tail));
-    if (bytes_read != nullptr) *bytes_read += bytes.size();
-    auto parsed = parquet::ParseFooter(bytes, size);
-    if (!parsed.ok()) return At(parsed.status(), d.path);
-    if (auto* footer = std::get_if<Footer>(&*parsed)) return std::move(*footer);
-    tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
-  }
-  return Internal("footer still incomplete after the requested tail").WithPath(d.path);
+Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& d, uint64_t* bytes_read,
+                                         uint64_t max_read) {
+  VIGILO_RETURN_IF_ERROR(CheckSize(reader, d));
+  return ReadFooterOfSize(reader, d, d.size, bytes_read, max_read);
 }
 
 namespace {
@@ -157,17 +180,6 @@ Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& rg, const std::stri
 
 namespace {
 
-Result<parquet::DecodedColumn> Decode(ObjectReader& reader, const std::string& path, const Footer& f, size_t rg,
-                                      size_t leaf, ObjectCheckReport& report) {
-  VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(f, rg));
-  const parquet::ByteRange& range = plan[leaf].range;
-  VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, reader.Read(path, range.offset, range.length));
-  report.bytes_read += bytes.size();
-  auto decoded = parquet::DecodeColumnChunk(f, rg, leaf, bytes);
-  if (!decoded.ok()) return At(decoded.status(), RowGroup(path, rg));
-  return decoded;
-}
-
 Status CheckCodeLengths(const parquet::DecodedColumn& codes, uint64_t want, const std::string& where) {
   for (size_t i = 0; i < codes.values.size(); ++i) {
     if (codes.values.Binary(i).size() != want) {
@@ -179,76 +191,220 @@ Status CheckCodeLengths(const parquet::DecodedColumn& codes, uint64_t want, cons
   return Status::Ok();
 }
 
-Status CheckSha256(ObjectReader& reader, const ObjectDescriptor& d, ObjectCheckReport& report) {
-  Sha256Hasher h;
-  for (uint64_t at = 0; at < d.size; at += kHashBlock) {
-    VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, reader.Read(d.path, at, std::min(kHashBlock, d.size - at)));
-    report.bytes_read += bytes.size();
-    h.Update(bytes);
+// Forwards to the caller's reader, recording the longest single read.
+class CountingReader final : public ObjectReader {
+ public:
+  CountingReader(ObjectReader& inner, ObjectCheckReport& report) : inner_(inner), report_(report) {}
+  Result<uint64_t> Size(const std::string& path) override { return inner_.Size(path); }
+  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
+    report_.largest_read = std::max(report_.largest_read, length);
+    return inner_.Read(path, offset, length);
   }
-  VIGILO_ASSIGN_OR_RETURN(auto digest, h.Finalize());
-  std::string hex = HexEncode(digest);
-  if (hex != d.sha256) {
-    return IntegrityError("SHA-256 " + hex + " does not match the manifest's " + d.sha256).WithPath(d.path);
-  }
-  return Status::Ok();
-}
 
-Status CheckCentroids(const Manifest& m, ObjectReader& reader, bool deep, ObjectCheckReport& report) {
-  const ObjectDescriptor& d = m.hierarchy.centroids;
-  VIGILO_ASSIGN_OR_RETURN(Footer f, ReadFooter(reader, d, report));
-  std::vector<Expected> columns = {{"cid", {Kind::kInt}, true}, {"cid_bucket", {Kind::kInt}, true}};
-  for (Expected& e : LvqColumns()) columns.push_back(std::move(e));
-  VIGILO_RETURN_IF_ERROR(CheckSchema(f, columns, d.path));
-  const auto& off = m.hierarchy.cid_offsets;
-  const auto& groups = f.metadata.row_groups;
-  if (groups.size() != m.hierarchy.roots()) {
-    return InvalidFormat("centroids have " + std::to_string(groups.size()) + " row groups; there are " +
-                         std::to_string(m.hierarchy.roots()) + " roots")
-        .WithPath(d.path);
+ private:
+  ObjectReader& inner_;
+  ObjectCheckReport& report_;
+};
+
+// The object checks as independent steps (publication_check.h,
+// CheckObjects): each failure goes to Fail, which says whether to stop.
+class Checker {
+ public:
+  Checker(const Manifest& m, ObjectReader& reader, const ObjectCheckOptions& options, ObjectCheckReport& report)
+      : m_(m), reader_(reader, report), o_(options), report_(report) {
+    if (o_.max_read != std::numeric_limits<uint64_t>::max()) decode_.max_decoded_bytes = o_.max_read;
   }
-  for (size_t r = 0; r < groups.size(); ++r) {
-    uint64_t want = off[r + 1] - off[r];
-    if (static_cast<uint64_t>(groups[r].num_rows) != want) {
-      return InvalidFormat("row group has " + std::to_string(groups[r].num_rows) + " rows; root " +
-                           std::to_string(r) + "'s interval has " + std::to_string(want))
-          .WithPath(RowGroup(d.path, r));
+
+  Status Run() {
+    CheckCentroids();
+    for (const PostingsFile& file : m_.postings) {
+      if (stopped_) break;
+      CheckPostingsFile(file);
     }
-    report.row_groups++;
-    if (!deep) continue;
-    VIGILO_ASSIGN_OR_RETURN(auto cids, Decode(reader, d.path, f, r, 0, report));
-    VIGILO_ASSIGN_OR_RETURN(auto buckets, Decode(reader, d.path, f, r, 1, report));
-    for (size_t i = 0; i < want; ++i) {
-      if (cids.values.int32s[i] != static_cast<int32_t>(off[r] + i) ||
-          buckets.values.int32s[i] != static_cast<int32_t>(r)) {
-        return InvalidFormat("row " + std::to_string(i) + " is (cid_bucket " +
-                             std::to_string(buckets.values.int32s[i]) + ", cid " +
-                             std::to_string(cids.values.int32s[i]) + "); rows must be ordered (cid_bucket, cid) "
-                             "with cid = row")
-            .WithPath(RowGroup(d.path, r));
+    if (m_.source) {
+      for (const SourceFile& file : m_.source->files) {
+        if (stopped_) break;
+        CheckSourceFile(*m_.source, file);
       }
     }
-    VIGILO_ASSIGN_OR_RETURN(auto codes, Decode(reader, d.path, f, r, 4, report));
-    VIGILO_RETURN_IF_ERROR(CheckCodeLengths(codes, m.index.dimension, RowGroup(d.path, r)));
+    return first_;
   }
-  report.objects++;
-  return deep ? CheckSha256(reader, d, report) : Status::Ok();
-}
 
-Status CheckPostingsFile(const Manifest& m, const PostingsFile& file, ObjectReader& reader, bool deep,
-                         ObjectCheckReport& report) {
-  const std::string& path = file.object.path;
-  VIGILO_ASSIGN_OR_RETURN(Footer f, ReadFooter(reader, file.object, report));
-  std::vector<Expected> columns = {{"cid", {Kind::kInt}, true}};
-  for (const Field& k : m.index.source_key) columns.push_back({k.name, k.type, true});
-  for (Expected& e : LvqColumns()) columns.push_back(std::move(e));
-  VIGILO_RETURN_IF_ERROR(CheckSchema(f, columns, path));
-  uint64_t rows = 0;
-  int32_t previous = -1;
-  const auto& groups = f.metadata.row_groups;
-  if (groups.empty()) return InvalidFormat("postings file has no row groups").WithPath(path);
-  size_t code_leaf = columns.size() - 1;
-  for (size_t g = 0; g < groups.size(); ++g) {
+ private:
+  // Records a failure; true when checking stops.
+  bool Fail(Status s) {
+    if (first_.ok()) first_ = s;
+    if (!o_.on_failure || !o_.on_failure(s)) stopped_ = true;
+    return stopped_;
+  }
+
+  // The object's size, then its footer and `structure` (skipped when the
+  // footer is broken), then with deep its SHA-256.
+  template <typename Structure>
+  void CheckObject(const ObjectDescriptor& d, Structure structure) {
+    report_.objects++;
+    if (Status s = CheckSize(reader_, d); !s.ok()) {
+      Fail(std::move(s));
+      return;
+    }
+    auto footer = ReadFooterOfSize(reader_, d, d.size, &report_.bytes_read, o_.max_read);
+    if (!footer.ok()) {
+      if (Fail(footer.status())) return;
+    } else {
+      structure(*footer);
+      if (stopped_) return;
+    }
+    if (o_.deep) {
+      if (Status s = CheckSha256(d); !s.ok()) Fail(std::move(s));
+    }
+  }
+
+  Status CheckSha256(const ObjectDescriptor& d) {
+    uint64_t block = std::max<uint64_t>(1, std::min(kHashBlock, o_.max_read));
+    Sha256Hasher h;
+    for (uint64_t at = 0; at < d.size; at += block) {
+      auto bytes = reader_.Read(d.path, at, std::min(block, d.size - at));
+      if (!bytes.ok()) return Named(bytes.status(), d.path);
+      report_.bytes_read += bytes->size();
+      report_.bytes_hashed += bytes->size();
+      h.Update(*bytes);
+    }
+    VIGILO_ASSIGN_OR_RETURN(auto digest, h.Finalize());
+    std::string hex = HexEncode(digest);
+    if (hex != d.sha256) {
+      return IntegrityError("SHA-256 " + hex + " does not match the manifest's " + d.sha256).WithPath(d.path);
+    }
+    return Status::Ok();
+  }
+
+  Result<parquet::DecodedColumn> Decode(const std::string& path, const Footer& f, size_t rg,
+                                        const parquet::ColumnChunkPlan& chunk) {
+    std::string where = RowGroup(path, rg);
+    if (chunk.range.length > o_.max_read) {
+      return LimitExceeded("column chunk " + chunk.path + " is " + std::to_string(chunk.range.length) +
+                           " bytes; at most " + std::to_string(o_.max_read) + " are read at once")
+          .WithPath(where);
+    }
+    auto bytes = reader_.Read(path, chunk.range.offset, chunk.range.length);
+    if (!bytes.ok()) return Named(bytes.status(), where);
+    report_.bytes_read += bytes->size();
+    auto decoded = parquet::DecodeColumnChunk(f, rg, chunk.leaf, *bytes, decode_);
+    if (!decoded.ok()) return At(decoded.status(), where);
+    report_.column_chunks++;
+    return decoded;
+  }
+
+  // Decodes row group `rg`'s leaves in leaf order, one at a time: the
+  // `needed` ones (every leaf with every_column), handing each needed one to
+  // check(leaf, column).
+  template <typename Check>
+  Status DecodeLeaves(const std::string& path, const Footer& f, size_t rg, std::initializer_list<size_t> needed,
+                      Check check) {
+    auto plan = parquet::PlanRowGroup(f, rg);
+    if (!plan.ok()) return At(plan.status(), RowGroup(path, rg));
+    for (const parquet::ColumnChunkPlan& chunk : *plan) {
+      bool want = std::find(needed.begin(), needed.end(), chunk.leaf) != needed.end();
+      if (!want && !o_.every_column) continue;
+      VIGILO_ASSIGN_OR_RETURN(parquet::DecodedColumn column, Decode(path, f, rg, chunk));
+      if (want) VIGILO_RETURN_IF_ERROR(check(chunk.leaf, column));
+    }
+    return Status::Ok();
+  }
+
+  void CheckCentroids() {
+    const ObjectDescriptor& d = m_.hierarchy.centroids;
+    CheckObject(d, [&](const Footer& f) {
+      std::vector<Expected> columns = {{"cid", {Kind::kInt}, true}, {"cid_bucket", {Kind::kInt}, true}};
+      for (Expected& e : LvqColumns()) columns.push_back(std::move(e));
+      if (Status s = CheckSchema(f, columns, d.path); !s.ok()) {
+        Fail(std::move(s));
+        return;
+      }
+      const auto& groups = f.metadata.row_groups;
+      if (groups.size() != m_.hierarchy.roots()) {
+        Fail(InvalidFormat("centroids have " + std::to_string(groups.size()) + " row groups; there are " +
+                           std::to_string(m_.hierarchy.roots()) + " roots")
+                 .WithPath(d.path));
+        return;
+      }
+      for (size_t r = 0; r < groups.size(); ++r) {
+        Status s = CentroidRowGroup(f, r);
+        report_.row_groups++;
+        if (!s.ok() && Fail(std::move(s))) return;
+      }
+    });
+  }
+
+  Status CentroidRowGroup(const Footer& f, size_t r) {
+    const std::string& path = m_.hierarchy.centroids.path;
+    const auto& off = m_.hierarchy.cid_offsets;
+    const parquet::RowGroup& group = f.metadata.row_groups[r];
+    uint64_t want = off[r + 1] - off[r];
+    if (static_cast<uint64_t>(group.num_rows) != want) {
+      return InvalidFormat("row group has " + std::to_string(group.num_rows) + " rows; root " + std::to_string(r) +
+                           "'s interval has " + std::to_string(want))
+          .WithPath(RowGroup(path, r));
+    }
+    if (!o_.deep) return Status::Ok();
+    std::vector<int32_t> cids;  // 4 bytes per leaf of this root, until cid_bucket is decoded
+    return DecodeLeaves(path, f, r, {0, 1, 4}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
+      if (leaf == 0) {
+        cids = c.values.int32s;
+        return Status::Ok();
+      }
+      if (leaf == 1) {
+        const std::vector<int32_t>& buckets = c.values.int32s;
+        for (size_t i = 0; i < want; ++i) {
+          if (cids[i] != static_cast<int32_t>(off[r] + i) || buckets[i] != static_cast<int32_t>(r)) {
+            return InvalidFormat("row " + std::to_string(i) + " is (cid_bucket " + std::to_string(buckets[i]) +
+                                 ", cid " + std::to_string(cids[i]) +
+                                 "); rows must be ordered (cid_bucket, cid) with cid = row")
+                .WithPath(RowGroup(path, r));
+          }
+        }
+        return Status::Ok();
+      }
+      return CheckCodeLengths(c, m_.index.dimension, RowGroup(path, r));
+    });
+  }
+
+  void CheckPostingsFile(const PostingsFile& file) {
+    const std::string& path = file.object.path;
+    CheckObject(file.object, [&](const Footer& f) {
+      std::vector<Expected> columns = {{"cid", {Kind::kInt}, true}};
+      for (const Field& k : m_.index.source_key) columns.push_back({k.name, k.type, true});
+      for (Expected& e : LvqColumns()) columns.push_back(std::move(e));
+      if (Status s = CheckSchema(f, columns, path); !s.ok()) {
+        Fail(std::move(s));
+        return;
+      }
+      const auto& groups = f.metadata.row_groups;
+      if (groups.empty()) {
+        Fail(InvalidFormat("postings file has no row groups").WithPath(path));
+        return;
+      }
+      size_t code_leaf = columns.size() - 1;
+      uint64_t rows = 0;
+      int32_t previous = -1;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        Status s = PostingsRowGroup(file, f, g, code_leaf, previous);
+        auto n = static_cast<uint64_t>(groups[g].num_rows);
+        rows += n;
+        report_.rows += n;
+        report_.row_groups++;
+        if (!s.ok() && Fail(std::move(s))) return;
+      }
+      if (rows != file.rows) {
+        Fail(InvalidFormat("file holds " + std::to_string(rows) + " rows; the manifest says " +
+                           std::to_string(file.rows))
+                 .WithPath(path));
+      }
+    });
+  }
+
+  Status PostingsRowGroup(const PostingsFile& file, const Footer& f, size_t g, size_t code_leaf, int32_t& previous) {
+    const std::string& path = file.object.path;
+    const auto& groups = f.metadata.row_groups;
     std::string where = RowGroup(path, g);
     VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(groups[g], where));
     if (cid < previous) return InvalidFormat("row-group CIDs must not decrease within a file").WithPath(where);
@@ -263,67 +419,76 @@ Status CheckPostingsFile(const Manifest& m, const PostingsFile& file, ObjectRead
           .WithPath(where);
     }
     previous = cid;
-    rows += static_cast<uint64_t>(groups[g].num_rows);
-    report.row_groups++;
-    if (!deep) continue;
-    VIGILO_ASSIGN_OR_RETURN(auto cids, Decode(reader, path, f, g, 0, report));
-    for (int32_t v : cids.values.int32s) {
-      if (v != cid) return InvalidFormat("a cid value differs from the row group's statistics").WithPath(where);
-    }
-    VIGILO_ASSIGN_OR_RETURN(auto codes, Decode(reader, path, f, g, code_leaf, report));
-    VIGILO_RETURN_IF_ERROR(CheckCodeLengths(codes, CodeBytes(m.index.encoding, m.index.dimension), where));
-  }
-  if (rows != file.rows) {
-    return InvalidFormat("file holds " + std::to_string(rows) + " rows; the manifest says " +
-                         std::to_string(file.rows))
-        .WithPath(path);
-  }
-  report.objects++;
-  return deep ? CheckSha256(reader, file.object, report) : Status::Ok();
-}
-
-Status CheckSourceFile(const SourceSpec& s, const SourceFile& file, ObjectReader& reader, bool deep,
-                       ObjectCheckReport& report) {
-  const std::string& path = file.object.path;
-  VIGILO_ASSIGN_OR_RETURN(Footer f, ReadFooter(reader, file.object, report));
-  std::vector<Expected> columns;
-  size_t key_leaf = 0;
-  for (const Field& c : s.columns) {
-    if (c.name == s.key) key_leaf = columns.size();
-    columns.push_back({c.name, c.type, c.name == s.key});
-  }
-  VIGILO_RETURN_IF_ERROR(CheckSchema(f, columns, path));
-  const auto& groups = f.metadata.row_groups;
-  uint64_t want_rows = file.row_end - file.row_begin, rows = 0;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    auto n = static_cast<uint64_t>(groups[g].num_rows);
-    uint64_t expected = std::min(s.row_group_rows, want_rows - std::min(want_rows, rows));
-    if (n != expected) {
-      return InvalidFormat("row group has " + std::to_string(n) + " rows; " + std::to_string(expected) +
-                           " are required (row-group-rows " + std::to_string(s.row_group_rows) + ")")
-          .WithPath(RowGroup(path, g));
-    }
-    if (deep) {
-      VIGILO_ASSIGN_OR_RETURN(auto keys, Decode(reader, path, f, g, key_leaf, report));
-      for (size_t i = 0; i < n; ++i) {
-        uint64_t position = file.row_begin + rows + i;
-        if (keys.values.int64s[i] != static_cast<int64_t>(position)) {
-          return InvalidFormat("the key at row " + std::to_string(position) + " is " +
-                               std::to_string(keys.values.int64s[i]) + "; keys must equal their row position")
-              .WithPath(RowGroup(path, g));
+    if (!o_.deep) return Status::Ok();
+    uint64_t code_bytes = CodeBytes(m_.index.encoding, m_.index.dimension);
+    return DecodeLeaves(path, f, g, {0, code_leaf}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
+      if (leaf == 0) {
+        for (int32_t v : c.values.int32s) {
+          if (v != cid) return InvalidFormat("a cid value differs from the row group's statistics").WithPath(where);
         }
+        return Status::Ok();
       }
-    }
-    rows += n;
-    report.row_groups++;
+      return CheckCodeLengths(c, code_bytes, where);
+    });
   }
-  if (rows != want_rows) {
-    return InvalidFormat("file holds " + std::to_string(rows) + " rows; its range holds " + std::to_string(want_rows))
-        .WithPath(path);
+
+  void CheckSourceFile(const SourceSpec& s, const SourceFile& file) {
+    const std::string& path = file.object.path;
+    CheckObject(file.object, [&](const Footer& f) {
+      std::vector<Expected> columns;
+      size_t key_leaf = 0;
+      for (const Field& c : s.columns) {
+        if (c.name == s.key) key_leaf = columns.size();
+        columns.push_back({c.name, c.type, c.name == s.key});
+      }
+      if (Status st = CheckSchema(f, columns, path); !st.ok()) {
+        Fail(std::move(st));
+        return;
+      }
+      const auto& groups = f.metadata.row_groups;
+      uint64_t want_rows = file.row_end - file.row_begin, rows = 0;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        auto n = static_cast<uint64_t>(groups[g].num_rows);
+        uint64_t expected = std::min(s.row_group_rows, want_rows - std::min(want_rows, rows));
+        Status st;
+        if (n != expected) {
+          st = InvalidFormat("row group has " + std::to_string(n) + " rows; " + std::to_string(expected) +
+                             " are required (row-group-rows " + std::to_string(s.row_group_rows) + ")")
+                   .WithPath(RowGroup(path, g));
+        } else if (o_.deep) {
+          st = DecodeLeaves(path, f, g, {key_leaf}, [&](size_t, const parquet::DecodedColumn& keys) -> Status {
+            for (size_t i = 0; i < n; ++i) {
+              uint64_t position = file.row_begin + rows + i;
+              if (keys.values.int64s[i] != static_cast<int64_t>(position)) {
+                return InvalidFormat("the key at row " + std::to_string(position) + " is " +
+                                     std::to_string(keys.values.int64s[i]) + "; keys must equal their row position")
+                    .WithPath(RowGroup(path, g));
+              }
+            }
+            return Status::Ok();
+          });
+        }
+        rows += n;
+        report_.source_rows += n;
+        report_.row_groups++;
+        if (!st.ok() && Fail(std::move(st))) return;
+      }
+      if (rows != want_rows) {
+        Fail(InvalidFormat("file holds " + std::to_string(rows) + " rows; its range holds " +
+                           std::to_string(want_rows))
+                 .WithPath(path));
+      }
+    });
   }
-  report.objects++;
-  return deep ? CheckSha256(reader, file.object, report) : Status::Ok();
-}
+
+  const Manifest& m_;
+  CountingReader reader_;
+  const ObjectCheckOptions& o_;
+  ObjectCheckReport& report_;
+  parquet::ColumnReadOptions decode_;
+  Status first_;
+  bool stopped_ = false;
+};
 
 }  // namespace
 
@@ -353,15 +518,18 @@ Result<std::vector<uint8_t>> DirectoryObjectReader::Read(const std::string& path
   return out;
 }
 
+Status CheckObjects(const Manifest& m, ObjectReader& reader, const ObjectCheckOptions& options,
+                    ObjectCheckReport* report) {
+  ObjectCheckReport local;
+  Checker checker(m, reader, options, report != nullptr ? *report : local);
+  return checker.Run();
+}
+
 Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& m, ObjectReader& reader, bool deep) {
+  ObjectCheckOptions options;
+  options.deep = deep;
   ObjectCheckReport report;
-  VIGILO_RETURN_IF_ERROR(CheckCentroids(m, reader, deep, report));
-  for (const PostingsFile& file : m.postings) VIGILO_RETURN_IF_ERROR(CheckPostingsFile(m, file, reader, deep, report));
-  if (m.source) {
-    for (const SourceFile& file : m.source->files) {
-      VIGILO_RETURN_IF_ERROR(CheckSourceFile(*m.source, file, reader, deep, report));
-    }
-  }
+  VIGILO_RETURN_IF_ERROR(CheckObjects(m, reader, options, &report));
   return report;
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,12 +41,20 @@ struct ObjectCheckReport {
   uint64_t objects = 0;
   uint64_t row_groups = 0;
   uint64_t bytes_read = 0;
+  // Counted by CheckObjects (zero from CheckPublicationObjects is not a claim):
+  uint64_t bytes_hashed = 0;   // bytes fed to SHA-256
+  uint64_t column_chunks = 0;  // column chunks decoded
+  uint64_t rows = 0;           // postings rows in the row groups checked
+  uint64_t source_rows = 0;    // source rows in the row groups checked
+  uint64_t largest_read = 0;   // the longest single ObjectReader::Read
 };
 
 // The footer of a Parquet object: its size must equal the descriptor's
-// (IntegrityError), then one speculative 64 KiB tail read, and a second read
-// only for a larger footer. Adds the bytes read to *bytes_read if given.
-Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& object, uint64_t* bytes_read);
+// (IntegrityError), then one speculative 64 KiB tail read (at most
+// max_read bytes), and a second read only for a larger footer (LimitExceeded
+// when that would exceed max_read). Adds the bytes read to *bytes_read if given.
+Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& object, uint64_t* bytes_read,
+                                         uint64_t max_read = std::numeric_limits<uint64_t>::max());
 
 // The single CID a postings row group holds, from its cid chunk's exact
 // min = max statistics (publication-v1.md P-POS-03/04); InvalidFormat at
@@ -55,5 +65,30 @@ Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& row_group, const st
 // IntegrityError for a size or SHA-256 that differs from the manifest,
 // ParseError for a broken footer, InvalidFormat for a rule of §3.
 Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& manifest, ObjectReader& reader, bool deep);
+
+// The same checks in per-object steps, for `vigilo index verify`
+// (publication_verify.h). For each object in manifest order (centroids,
+// postings, source): its size (a missing or wrong-sized object skips the
+// rest of that object), its footer and schema (a failure skips that
+// object's row-group checks), each row group (a failure skips the rest of
+// that row group only), the file's row count, then with deep its SHA-256.
+struct ObjectCheckOptions {
+  bool deep = false;
+  // With deep: decode every column chunk of every row group, not only the
+  // chunks a value rule reads, so that every page header, level and value
+  // encoding is checked too.
+  bool every_column = false;
+  // The longest single Read (footer tails, column chunks, hash blocks) and
+  // each column chunk's decode budget; a chunk or footer needing more is a
+  // LimitExceeded failure naming it.
+  uint64_t max_read = std::numeric_limits<uint64_t>::max();
+  // Sees each failure in order; returning true continues with the next
+  // independent check. Without it checking stops at the first failure.
+  std::function<bool(const Status&)> on_failure;
+};
+
+// Returns the first failure (Ok when there is none) and fills *report.
+Status CheckObjects(const Manifest& manifest, ObjectReader& reader, const ObjectCheckOptions& options,
+                    ObjectCheckReport* report);
 
 }  // namespace vigilo::ivf
