@@ -137,12 +137,6 @@ Result<std::vector<PostingsGroup>> IndexPostingsFooter(const std::string& path,
   return groups;
 }
 
-std::set<uint32_t> ProbedCids(const std::vector<std::vector<uint32_t>>& probes) {
-  std::set<uint32_t> probed;
-  for (const auto& p : probes) probed.insert(p.begin(), p.end());
-  return probed;
-}
-
 // Whether the file's [min-cid, max-cid] holds a probed CID (the manifest alone decides).
 bool HoldsProbe(const PostingsFile& f, const std::set<uint32_t>& probed) {
   auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
@@ -150,6 +144,21 @@ bool HoldsProbe(const PostingsFile& f, const std::set<uint32_t>& probed) {
 }
 
 }  // namespace
+
+Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const std::span<const uint8_t>> responses,
+                       uint64_t& bytes_fetched, uint64_t& request_count) {
+  if (responses.size() != requests.size()) return Internal("one response per request is required");
+  for (size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].size() != requests[i].length) {
+      return IntegrityError("fetched " + std::to_string(responses[i].size()) + " bytes; " +
+                            std::to_string(requests[i].length) + " were requested")
+          .WithPath(requests[i].path);
+    }
+  }
+  for (const auto& r : responses) bytes_fetched += r.size();
+  request_count += responses.size();
+  return Status::Ok();
+}
 
 PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {}
 
@@ -200,6 +209,7 @@ Status QueryRun::Advance() {
       std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end(),
                         [&](uint32_t a, uint32_t b) { return distance[a] != distance[b] ? distance[a] < distance[b] : a < b; });
       probes_.emplace_back(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe));
+      probed_.insert(probes_.back().begin(), probes_.back().end());
     }
   }
   return PlanFooters();
@@ -207,7 +217,7 @@ Status QueryRun::Advance() {
 
 Status QueryRun::PlanFooters() {
   const Manifest& m = reader_.manifest();
-  const std::set<uint32_t> probed = ProbedCids(probes_);
+  const std::set<uint32_t>& probed = probed_;
   footer_files_.clear();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
@@ -225,7 +235,7 @@ Status QueryRun::PlanFooters() {
 
 Status QueryRun::PlanChunks() {
   const Manifest& m = reader_.manifest();
-  const std::set<uint32_t> probed = ProbedCids(probes_);
+  const std::set<uint32_t>& probed = probed_;
   slices_.clear();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
@@ -263,17 +273,11 @@ Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
 Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
   if (failed_) return Internal("QueryRun::Supply after an error");
   if (done()) return Internal("QueryRun::Supply after the run finished");
-  if (responses.size() != requests_.size()) return Internal("one response per request is required");
-  for (size_t i = 0; i < responses.size(); ++i) {
-    if (responses[i].size() != requests_[i].length) {
-      failed_ = true;
-      return IntegrityError("fetched " + std::to_string(responses[i].size()) + " bytes; " +
-                            std::to_string(requests_[i].length) + " were requested")
-          .WithPath(requests_[i].path);
-    }
-    result_.bytes_fetched += responses[i].size();
+  if (Status accepted = AcceptResponses(requests_, responses, result_.bytes_fetched, result_.requests);
+      !accepted.ok()) {
+    failed_ = accepted.code() != StatusCode::kInternal;  // a miscount leaves the run as it was
+    return accepted;
   }
-  result_.requests += responses.size();
   const Manifest& m = reader_.manifest();
   Status s = Status::Ok();
   switch (stage_) {

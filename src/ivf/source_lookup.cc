@@ -161,17 +161,11 @@ Status SourceLookup::PlanChunks() {
 Status SourceLookup::Supply(std::vector<std::vector<uint8_t>> responses) {
   if (failed_) return Internal("SourceLookup::Supply after an error");
   if (done()) return Internal("SourceLookup::Supply after the lookup finished");
-  if (responses.size() != requests_.size()) return Internal("one response per request is required");
-  for (size_t i = 0; i < responses.size(); ++i) {
-    if (responses[i].size() != requests_[i].length) {
-      failed_ = true;
-      return IntegrityError("fetched " + std::to_string(responses[i].size()) + " bytes; " +
-                            std::to_string(requests_[i].length) + " were requested")
-          .WithPath(requests_[i].path);
-    }
-    result_.bytes_fetched += responses[i].size();
+  std::vector<std::span<const uint8_t>> views(responses.begin(), responses.end());
+  if (Status accepted = AcceptResponses(requests_, views, result_.bytes_fetched, result_.requests); !accepted.ok()) {
+    failed_ = accepted.code() != StatusCode::kInternal;  // a miscount leaves the run as it was
+    return accepted;
   }
-  result_.requests += responses.size();
   const SourceSpec& s = *reader_.manifest().source;
   Status status = Status::Ok();
   if (stage_ == Stage::kFooters) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <span>
 #include <string>
@@ -43,6 +44,12 @@ struct ObjectRange {
   uint64_t length = 0;
   friend bool operator==(const ObjectRange&, const ObjectRange&) = default;
 };
+
+// What every sans-IO run does with a batch of responses: one per request,
+// each exactly its length (Internal for a miscount, IntegrityError naming the
+// path for a short or long response), added to the byte and request counters.
+Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const std::span<const uint8_t>> responses,
+                       uint64_t& bytes_fetched, uint64_t& request_count);
 
 struct QueryOptions {
   uint32_t k = 10;
@@ -130,6 +137,7 @@ class QueryRun {
   Stage stage_ = Stage::kCentroids;
   std::vector<ObjectRange> requests_;
   std::vector<std::vector<uint32_t>> probes_;  // per query, the probed CIDs
+  std::set<uint32_t> probed_;                  // their union
   std::vector<size_t> footer_files_;           // the files whose footers are requested
   // A selected row group inside a (coalesced) chunk request.
   struct ChunkSlice {
