@@ -35,7 +35,8 @@
 #                   $VIGILO_BENCH_CACHE/ivf-query/last-run/.
 #
 # Every system runs on one thread: vigilo's query core is single-threaded;
-# FAISS omp_set_num_threads(1) with OPENBLAS_NUM_THREADS=1; LanceDB's searches
+# FAISS omp_set_num_threads(1) and vigilo both with OPENBLAS_NUM_THREADS=1 (vigilo links OpenBLAS for
+# k-means only; idle OpenBLAS threads would otherwise spin); LanceDB's searches
 # are pinned to one CPU with taskset (its runtime is threaded). Each nprobe
 # starts with 100 untimed warm-up queries. Index builds are cached (vigilo by
 # its binary's hash, LanceDB by its parameters) and not timed here; FAISS
@@ -162,9 +163,9 @@ for ds in $datasets; do
       continue
     fi
     log "$ds: vigilo index eval $enc, one at a time ($one queries) and batched ($nq)"
-    "$vigilo" index eval "$pub/manifest.json" --queries "$tmp/$ds-q-one.fvecs" --ground-truth "$tmp/$ds-gt-one.ivecs" \
+    OPENBLAS_NUM_THREADS=1 "$vigilo" index eval "$pub/manifest.json" --queries "$tmp/$ds-q-one.fvecs" --ground-truth "$tmp/$ds-gt-one.ivecs" \
       --k 10 --nprobe "$nprobes" --batch 1 --json >"$tmp/one.jsonl"
-    "$vigilo" index eval "$pub/manifest.json" --queries "$queries" --ground-truth "$gt" \
+    OPENBLAS_NUM_THREADS=1 "$vigilo" index eval "$pub/manifest.json" --queries "$queries" --ground-truth "$gt" \
       --k 10 --nprobe "$nprobes" --batch 0 --json >"$tmp/batch.jsonl"
     jq -c -s --arg s "$series" --arg e "${enc^^}" --slurpfile one "$tmp/one.jsonl" '
       .[] as $b | ($one[] | select(.nprobe == $b.nprobe)) as $o |

@@ -3,9 +3,11 @@
 
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "lvq_kernels_internal.h"
+#include "vigilo/ivf/lvq.h"
 #include "vigilo/ivf/manifest.h"
 
 namespace vigilo::ivf {
@@ -14,7 +16,16 @@ namespace {
 // The integer code sums are 32-bit (RowSums); the format's dimension limit is what keeps them exact.
 static_assert(kMaxDimension * 255ull * 255ull < (1ull << 32));
 
+// Branch-free first (PrepareList runs per probed list): an exponent of all
+// ones is NaN or ±Inf; only then look for the element to name.
 Status CheckFinite(std::span<const float> v, const char* what) {
+  uint32_t bad = 0;
+  for (float x : v) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &x, 4);
+    bad |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  if (bad == 0) return Status::Ok();
   for (size_t i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) return InvalidArgument(std::string(what) + " element " + std::to_string(i) + " is not finite");
   }
@@ -26,20 +37,23 @@ bool Prepared(const ListContext& ctx) {
          ctx.weights_split.size() == (ctx.encoding == Encoding::kLvq4 ? (ctx.dimension + 15) / 16 * 16 : 0);
 }
 
-void Dispatch(KernelPath path, const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-              const uint8_t* codes, float* out) {
+void Dispatch(KernelPath path, const ListContext& ctx, const RowBlock& rows, float* out) {
   assert(Prepared(ctx));
   switch (path) {
     case KernelPath::kAvx2:
-      kernels_internal::ScoreRowsAvx2(ctx, n, offsets, scales, codes, out);
+      kernels_internal::ScoreRowsAvx2(ctx, rows, out);
       return;
     case KernelPath::kPortable:
-      kernels_internal::ScoreRowsPortable(ctx, n, offsets, scales, codes, out);
+      kernels_internal::ScoreRowsPortable(ctx, rows, out);
       return;
     case KernelPath::kScalar:
       break;
   }
-  kernels_internal::ScoreRowsScalar(ctx, n, offsets, scales, codes, out);
+  kernels_internal::ScoreRowsScalar(ctx, rows, out);
+}
+
+RowBlock Packed(const ListContext& ctx, size_t n, const float* offsets, const float* scales, const uint8_t* codes) {
+  return RowBlock{n, offsets, scales, codes, static_cast<size_t>(CodeBytes(ctx.encoding, ctx.dimension)), nullptr};
 }
 
 }  // namespace
@@ -122,19 +136,47 @@ Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<cons
   return ctx;
 }
 
-void ScoreRows(const ListContext& ctx, size_t n, const float* offsets, const float* scales, const uint8_t* codes,
-               float* out) {
-  Dispatch(DispatchedKernelPath(), ctx, n, offsets, scales, codes, out);
+void ComputeCodeSums(Encoding encoding, size_t dimension, size_t n, const uint8_t* codes, size_t stride,
+                     CodeSums* out) {
+  for (size_t r = 0; r < n; ++r) {
+    const uint8_t* code = codes + r * stride;
+    uint32_t sum = 0;
+    uint32_t squares = 0;
+    for (size_t i = 0; i < dimension; ++i) {
+      const uint32_t c = LvqCodeAt(encoding, code, i);
+      sum += c;
+      squares += c * c;
+    }
+    out[r] = CodeSums{sum, squares};
+  }
 }
 
-Status ScoreRowsWith(KernelPath path, const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                     const uint8_t* codes, float* out) {
+void ScoreBlock(const ListContext& ctx, const RowBlock& rows, float* out) {
+  Dispatch(DispatchedKernelPath(), ctx, rows, out);
+}
+
+Status ScoreBlockWith(KernelPath path, const ListContext& ctx, const RowBlock& rows, float* out) {
   if (!KernelPathAvailable(path)) {
     return InvalidArgument("scoring: the " + std::string(KernelPathName(path)) + " kernel is not supported by this CPU");
   }
   if (!Prepared(ctx)) return InvalidArgument("scoring: the list context was not prepared");
-  Dispatch(path, ctx, n, offsets, scales, codes, out);
+  const auto code_bytes = static_cast<size_t>(CodeBytes(ctx.encoding, ctx.dimension));
+  if (rows.n > 1 && rows.stride < code_bytes) {
+    return InvalidArgument("scoring: a row stride of " + std::to_string(rows.stride) + " bytes is below the " +
+                           std::to_string(code_bytes) + "-byte code");
+  }
+  Dispatch(path, ctx, rows, out);
   return Status::Ok();
+}
+
+void ScoreRows(const ListContext& ctx, size_t n, const float* offsets, const float* scales, const uint8_t* codes,
+               float* out) {
+  ScoreBlock(ctx, Packed(ctx, n, offsets, scales, codes), out);
+}
+
+Status ScoreRowsWith(KernelPath path, const ListContext& ctx, size_t n, const float* offsets, const float* scales,
+                     const uint8_t* codes, float* out) {
+  return ScoreBlockWith(path, ctx, Packed(ctx, n, offsets, scales, codes), out);
 }
 
 }  // namespace vigilo::ivf

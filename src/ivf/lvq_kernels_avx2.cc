@@ -233,13 +233,17 @@ VIGILO_AVX2 inline RowSums Row(const ListContext& ctx, const Plan& plan, const u
   }
 }
 
-template <Encoding kEnc, Metric kMetric>
-VIGILO_AVX2 void Rows(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                      const uint8_t* codes, float* out) {
+// kSums: the row loop computes the code sums (l2 without precomputed ones).
+template <Encoding kEnc, Metric kMetric, bool kSums>
+VIGILO_AVX2 void Rows(const ListContext& ctx, const RowBlock& rows, float* out) {
   const Plan plan = MakePlan(kEnc, ctx);
-  for (size_t r = 0; r < n; ++r) {
-    const RowSums s = Row<kEnc, kMetric == Metric::kL2Squared>(ctx, plan, codes + r * plan.row_bytes);
-    out[r] = CombineRow<kMetric>(ctx, offsets[r], scales[r], s);
+  for (size_t r = 0; r < rows.n; ++r) {
+    RowSums s = Row<kEnc, kSums>(ctx, plan, rows.codes + r * rows.stride);
+    if constexpr (kMetric == Metric::kL2Squared && !kSums) {
+      s.code_sum = rows.sums[r].sum;
+      s.code_sq = rows.sums[r].squares;
+    }
+    out[r] = CombineRow<kMetric>(ctx, rows.offsets[r], rows.scales[r], s);
   }
 }
 
@@ -260,10 +264,17 @@ bool Avx2Supported() {
   return supported;
 }
 
-void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                   const uint8_t* codes, float* out) {
+void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out) {
   DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
-    Rows<kEnc, kMetric>(ctx, n, offsets, scales, codes, out);
+    if constexpr (kMetric == Metric::kL2Squared) {
+      if (rows.sums != nullptr) {
+        Rows<kEnc, kMetric, false>(ctx, rows, out);
+      } else {
+        Rows<kEnc, kMetric, true>(ctx, rows, out);
+      }
+    } else {
+      Rows<kEnc, kMetric, false>(ctx, rows, out);
+    }
   });
 }
 
@@ -279,10 +290,7 @@ namespace vigilo::ivf::kernels_internal {
 
 bool Avx2Supported() { return false; }
 
-void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                   const uint8_t* codes, float* out) {
-  ScoreRowsScalar(ctx, n, offsets, scales, codes, out);
-}
+void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out) { ScoreRowsScalar(ctx, rows, out); }
 
 RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) { return RowSumsScalar(ctx, code); }
 

@@ -78,13 +78,16 @@ float CombineRow(const ListContext& ctx, float offset, float scale, const RowSum
 }
 
 // The row loop of the scalar and portable paths: `row(code)` sums one row's
-// code against the weights. (The AVX2 path keeps its own loop so that its
+// code against the weights (and computes its code sums, which precomputed
+// ones replace: they are equal). (The AVX2 path keeps its own loop so that its
 // target-attributed row functions inline into it.)
 template <Encoding kEnc, Metric kMetric, typename RowFn>
-void ScoreEachRow(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                  const uint8_t* codes, float* out, RowFn row) {
-  const size_t bytes = kEnc == Encoding::kLvq8 ? ctx.dimension : (ctx.dimension + 1) / 2;
-  for (size_t r = 0; r < n; ++r) out[r] = CombineRow<kMetric>(ctx, offsets[r], scales[r], row(codes + r * bytes));
+void ScoreEachRow(const ListContext& ctx, const RowBlock& rows, float* out, RowFn row) {
+  for (size_t r = 0; r < rows.n; ++r) {
+    RowSums s = row(rows.codes + r * rows.stride);
+    if (rows.sums != nullptr) s = RowSums{s.dot, rows.sums[r].sum, rows.sums[r].squares};
+    out[r] = CombineRow<kMetric>(ctx, rows.offsets[r], rows.scales[r], s);
+  }
 }
 
 // Calls kernel.template operator()<E, M>() with the context's encoding and
@@ -107,13 +110,10 @@ void DispatchEncodingMetric(const ListContext& ctx, Kernel&& kernel) {
   }
 }
 
-void ScoreRowsScalar(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                     const uint8_t* codes, float* out);
-void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                       const uint8_t* codes, float* out);
+void ScoreRowsScalar(const ListContext& ctx, const RowBlock& rows, float* out);
+void ScoreRowsPortable(const ListContext& ctx, const RowBlock& rows, float* out);
 // Only called when Avx2Supported().
-void ScoreRowsAvx2(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                   const uint8_t* codes, float* out);
+void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out);
 bool Avx2Supported();
 
 // One row's sums on one path, by the same row function the row loop uses

@@ -116,10 +116,9 @@ RowSums RowPortable(const ListContext& ctx, const uint8_t* code) {
 
 }  // namespace
 
-void ScoreRowsPortable(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                       const uint8_t* codes, float* out) {
+void ScoreRowsPortable(const ListContext& ctx, const RowBlock& rows, float* out) {
   DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
-    ScoreEachRow<kEnc, kMetric>(ctx, n, offsets, scales, codes, out, [&](const uint8_t* code) {
+    ScoreEachRow<kEnc, kMetric>(ctx, rows, out, [&](const uint8_t* code) {
       return RowPortable<kEnc, kMetric == Metric::kL2Squared>(ctx, code);
     });
   });

@@ -41,10 +41,9 @@ RowSums RowScalar(const float* w, size_t d, const uint8_t* code) {
 
 }  // namespace
 
-void ScoreRowsScalar(const ListContext& ctx, size_t n, const float* offsets, const float* scales,
-                     const uint8_t* codes, float* out) {
+void ScoreRowsScalar(const ListContext& ctx, const RowBlock& rows, float* out) {
   DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
-    ScoreEachRow<kEnc, kMetric>(ctx, n, offsets, scales, codes, out, [&](const uint8_t* code) {
+    ScoreEachRow<kEnc, kMetric>(ctx, rows, out, [&](const uint8_t* code) {
       return RowScalar<kEnc, kMetric == Metric::kL2Squared>(ctx.weights.data(), ctx.dimension, code);
     });
   });

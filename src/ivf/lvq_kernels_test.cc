@@ -378,6 +378,90 @@ TEST(LvqKernelsTest, UnalignedPointers) {
   }
 }
 
+// Rows read in place (a stride with foreign bytes between codes, as in a
+// PLAIN BYTE_ARRAY page) and precomputed code sums give bit for bit the
+// packed rows' distances on every path; the sums are ComputeCodeSums' and
+// equal every path's own.
+TEST(LvqKernelsTest, StridedBlocksAndPrecomputedSumsMatchPackedRows) {
+  std::mt19937 gen(19);
+  for (Metric m : kMetrics) {
+    for (Encoding e : kEncodings) {
+      for (size_t d : {1u, 7u, 16u, 17u, 33u, 101u, 784u}) {
+        const Group g = Realistic(gen, m, e, d, 23);
+        const std::vector<float> want = Score(KernelPath::kScalar, g);
+        auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+        ASSERT_TRUE(ctx.ok());
+        for (size_t gap : {0u, 3u, 4u}) {
+          const size_t stride = g.bytes() + gap;
+          std::vector<uint8_t> strided(g.n() * stride, 0xA5);  // the gaps hold garbage
+          for (size_t r = 0; r < g.n(); ++r) std::memcpy(strided.data() + r * stride, g.code(r), g.bytes());
+          std::vector<CodeSums> sums(g.n());
+          ComputeCodeSums(e, d, g.n(), strided.data(), stride, sums.data());
+          for (size_t r = 0; r < g.n(); ++r) {
+            const auto own = kernels_internal::RowSumsScalar(*ctx, g.code(r));
+            ASSERT_EQ(sums[r].sum, own.code_sum) << Name(g) << " row " << r;
+            ASSERT_EQ(sums[r].squares, own.code_sq) << Name(g) << " row " << r;
+          }
+          for (KernelPath path : AvailablePaths()) {
+            for (const CodeSums* with : {static_cast<const CodeSums*>(nullptr), static_cast<const CodeSums*>(sums.data())}) {
+              std::vector<float> got(g.n(), -7.0f);
+              RowBlock block{g.n(), g.offsets.data(), g.scales.data(), strided.data(), stride, with};
+              ASSERT_TRUE(ScoreBlockWith(path, *ctx, block, got.data()).ok());
+              EXPECT_TRUE(BitEqual(got, want)) << KernelPathName(path) << " " << Name(g) << " gap " << gap
+                                               << (with ? " with sums" : "");
+            }
+          }
+          std::vector<float> dispatched(g.n());
+          ScoreBlock(*ctx, RowBlock{g.n(), g.offsets.data(), g.scales.data(), strided.data(), stride, sums.data()},
+                     dispatched.data());
+          EXPECT_TRUE(BitEqual(dispatched, want)) << Name(g);
+        }
+      }
+    }
+  }
+}
+
+// Sums that are not the codes' own are trusted, so they show in l2 distances
+// (which is why only ComputeCodeSums' may be passed), never in cosine ones.
+TEST(LvqKernelsTest, PrecomputedSumsAreUsed) {
+  std::mt19937 gen(20);
+  for (Metric m : kMetrics) {
+    const Group g = Realistic(gen, m, Encoding::kLvq8, 33, 5);
+    auto ctx = PrepareList(g.metric, g.enc, g.q, g.centroid);
+    ASSERT_TRUE(ctx.ok());
+    std::vector<CodeSums> sums(g.n());
+    ComputeCodeSums(g.enc, g.d, g.n(), g.codes.data(), g.bytes(), sums.data());
+    for (CodeSums& s : sums) s.squares += 1000;
+    const std::vector<float> want = Score(KernelPath::kScalar, g);
+    for (KernelPath path : AvailablePaths()) {
+      std::vector<float> got(g.n());
+      ASSERT_TRUE(ScoreBlockWith(path, *ctx, RowBlock{g.n(), g.offsets.data(), g.scales.data(), g.codes.data(),
+                                                      g.bytes(), sums.data()},
+                                 got.data())
+                      .ok());
+      for (size_t r = 0; r < g.n(); ++r) {
+        if (m == Metric::kCosine || g.scales[r] == 0.0f) {
+          EXPECT_EQ(got[r], want[r]) << KernelPathName(path);
+        } else {
+          EXPECT_NE(got[r], want[r]) << KernelPathName(path);
+        }
+      }
+    }
+  }
+}
+
+TEST(LvqKernelsTest, ScoreBlockRejectsAShortStride) {
+  const std::vector<float> q{1, 2, 3}, c{0, 0, 0};
+  auto ctx = PrepareList(Metric::kL2Squared, Encoding::kLvq8, q, c);
+  ASSERT_TRUE(ctx.ok());
+  const std::vector<uint8_t> codes(6);
+  const std::vector<float> params(2, 1.0f);
+  float out[2];
+  Status s = ScoreBlockWith(KernelPath::kScalar, *ctx, RowBlock{2, params.data(), params.data(), codes.data(), 2, nullptr}, out);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "scoring: a row stride of 2 bytes is below the 3-byte code");
+}
+
 // The W checks can see an order change: on these inputs a plain sequential
 // float sum (or the old 8-lane order) differs from the normative W on many
 // rows, so a path that reordered anything would fail CheckSums.

@@ -86,9 +86,10 @@ std::vector<ColumnSpec> LvqColumns() {
           Required("code", ColumnKind::kByteArray)};
 }
 
-parquet::WriterOptions Options(parquet::CompressionCodec codec) {
+parquet::WriterOptions Options(parquet::CompressionCodec codec, uint32_t page_bytes = parquet::WriterOptions{}.page_size) {
   parquet::WriterOptions o;
   o.codec = codec;
+  o.page_size = page_bytes;
   return o;
 }
 
@@ -183,7 +184,7 @@ Status PostingsWriter::OpenNext(uint64_t bucket) {
   auto file = std::make_unique<OpenFile>();
   file->path = PostingsBucketPrefix(bucket) + name;
   VIGILO_ASSIGN_OR_RETURN(file->sink, CreateSink(root_, file->path));
-  VIGILO_ASSIGN_OR_RETURN(file->writer, parquet::FileWriter::Open(columns_, Options(layout_.codec), file->sink.get()));
+  VIGILO_ASSIGN_OR_RETURN(file->writer, parquet::FileWriter::Open(columns_, Options(layout_.codec, layout_.page_bytes), file->sink.get()));
   file_ = std::move(file);
   return Status::Ok();
 }

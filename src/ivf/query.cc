@@ -9,6 +9,7 @@
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/column_view.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -143,6 +144,21 @@ bool HoldsProbe(const PostingsFile& f, const std::set<uint32_t>& probed) {
   return it != probed.end() && *it <= f.max_cid;
 }
 
+// The rows in a chunk's value runs.
+uint64_t RunRows(const std::vector<parquet::ValueRun>& runs) {
+  uint64_t rows = 0;
+  for (const parquet::ValueRun& run : runs) rows += run.count;
+  return rows;
+}
+
+// Copies FLOAT runs (stride 4, any alignment) into out.
+void GatherFloats(const std::vector<parquet::ValueRun>& runs, float* out) {
+  for (const parquet::ValueRun& run : runs) {
+    std::memcpy(out, run.first, run.count * sizeof(float));
+    out += run.count;
+  }
+}
+
 }  // namespace
 
 Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const std::span<const uint8_t>> responses,
@@ -203,8 +219,10 @@ Status QueryRun::Advance() {
     std::vector<uint32_t> order(nlist);
     for (const auto& q : queries_) {
       VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, q, zero, ctx));
-      ScoreRows(ctx, nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
-                reader_.centroid_codes_.data(), distance.data());
+      ScoreBlock(ctx,
+                 RowBlock{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
+                          reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()},
+                 distance.data());
       for (uint32_t c = 0; c < nlist; ++c) order[c] = c;
       std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end(),
                         [&](uint32_t a, uint32_t b) { return distance[a] != distance[b] ? distance[a] < distance[b] : a < b; });
@@ -291,6 +309,9 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
       reader_.centroid_offsets_ = std::move(centroids->offsets);
       reader_.centroid_scales_ = std::move(centroids->scales);
       reader_.centroid_codes_ = std::move(centroids->codes);
+      reader_.centroid_code_sums_.resize(m.index.nlist);
+      ComputeCodeSums(Encoding::kLvq8, m.index.dimension, m.index.nlist, reader_.centroid_codes_.data(),
+                      m.index.dimension, reader_.centroid_code_sums_.data());
       s = Advance();
       break;
     }
@@ -368,6 +389,8 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
   ListContext ctx;
   std::vector<float> distance;
+  std::vector<float> offsets, scales;  // one row group's, reused
+  std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs;
   for (size_t r = 0; r < responses.size(); ++r) {
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
@@ -392,31 +415,60 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         cols[leaf - 1] = std::move(*decoded);
         return Status::Ok();
       };
-      for (size_t leaf = 2; leaf < 5; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
+      // Offsets, scales and codes: read in place when the chunks allow (the
+      // common uncompressed PLAIN layout), else decoded, which names any error.
+      const std::string& path = m.postings[slice.file].object.path;
+      const std::vector<parquet::ColumnDescriptor>& leaves = reader_.postings_columns_.at(slice.file);
+      auto chunk = [&](size_t leaf) {
+        const parquet::ByteRange& br = group.chunks[leaf - 1];
+        return bytes.subspan(br.offset - request.offset, br.length);
+      };
+      auto view = [&](size_t leaf, size_t width, std::vector<parquet::ValueRun>& runs) {
+        return parquet::ViewFixedWidthChunk(leaves[leaf - 1], *group.meta[leaf - 1], chunk(leaf), width, runs) &&
+               RunRows(runs) == group.rows;
+      };
+      size_t n = 0;
+      if (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs)) {
+        n = static_cast<size_t>(group.rows);
+        offsets.resize(n);
+        scales.resize(n);
+        GatherFloats(offset_runs, offsets.data());
+        GatherFloats(scale_runs, scales.data());
+        ++result_.row_groups_in_place;
+      } else {
+        ++result_.row_groups_decoded;
+        for (size_t leaf = 2; leaf < 5; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
+        n = cols[1].values.floats.size();
+        if (cols[2].values.floats.size() != n || cols[3].values.size() != n) {
+          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
+        }
+        // The codes are decoded back to back; the kernel needs every one to have the right length.
+        const std::vector<uint64_t>& code_offsets = cols[3].values.binary_offsets;
+        for (size_t i = 0; i < n; ++i) {
+          if (code_offsets[i + 1] - code_offsets[i] != code_bytes) {
+            return InvalidFormat("postings row " + std::to_string(slice.first_row + i) + " has a " +
+                                 std::to_string(code_offsets[i + 1] - code_offsets[i]) + "-byte code; " +
+                                 std::to_string(code_bytes) + " expected")
+                .WithPath(path);
+          }
+        }
+        offsets = std::move(cols[1].values.floats);
+        scales = std::move(cols[2].values.floats);
+        code_runs.assign(1, parquet::ValueRun{cols[3].values.binary.data(), n, code_bytes});
+      }
       // The key chunk is decoded only once a row of this group enters a top-k
       // (at high nprobe most probed row groups never do).
       bool keys_decoded = false;
-      const std::string& path = m.postings[slice.file].object.path;
-      const size_t n = cols[1].values.floats.size();
-      if (cols[2].values.floats.size() != n || cols[3].values.size() != n) {
-        return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
-      }
-      // The codes are decoded back to back; the kernel needs every one to have the right length.
-      const std::vector<uint64_t>& code_offsets = cols[3].values.binary_offsets;
-      for (size_t i = 0; i < n; ++i) {
-        if (code_offsets[i + 1] - code_offsets[i] != code_bytes) {
-          return InvalidFormat("postings row " + std::to_string(slice.first_row + i) + " has a " +
-                               std::to_string(code_offsets[i + 1] - code_offsets[i]) + "-byte code; " +
-                               std::to_string(code_bytes) + " expected")
-              .WithPath(path);
-        }
-      }
       std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
       for (uint32_t q : probing[slice.cid]) {
         VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
-        ScoreRows(ctx, n, cols[1].values.floats.data(), cols[2].values.floats.data(), cols[3].values.binary.data(),
-                  distance.data());
+        size_t row = 0;
+        for (const parquet::ValueRun& run : code_runs) {
+          ScoreBlock(ctx, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, nullptr},
+                     distance.data() + row);
+          row += run.count;
+        }
         auto& heap = top[q];
         for (size_t i = 0; i < n; ++i) {
           if (!std::isfinite(distance[i])) {

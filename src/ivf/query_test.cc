@@ -45,12 +45,22 @@ struct Row {
   int64_t key;
 };
 
-class QueryTest : public testing::TestWithParam<std::pair<Metric, Encoding>> {
+// The postings layout under test: how the rows' chunks are stored decides
+// whether the engine reads them in place or decodes them.
+enum class Storage { kPlainPages, kManySmallPages, kZstd, kSnappy };
+
+struct QueryCase {
+  Metric metric;
+  Encoding encoding;
+  Storage storage = Storage::kPlainPages;
+};
+
+class QueryTest : public testing::TestWithParam<QueryCase> {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("vigilo_query_" + std::to_string(::getpid()) + "_" + std::to_string(static_cast<int>(GetParam().first)) +
-            std::to_string(static_cast<int>(GetParam().second)));
+           ("vigilo_query_" + std::to_string(::getpid()) + "_" + std::to_string(static_cast<int>(GetParam().metric)) +
+            std::to_string(static_cast<int>(GetParam().encoding)) + std::to_string(static_cast<int>(GetParam().storage)));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     Xoshiro256 rng(3);
@@ -66,11 +76,17 @@ class QueryTest : public testing::TestWithParam<std::pair<Metric, Encoding>> {
     f.close();
     BuildOptions o;
     o.input = (dir_ / "base.fvecs").string();
-    o.metric = GetParam().first;
-    o.encoding = GetParam().second;
+    o.metric = GetParam().metric;
+    o.encoding = GetParam().encoding;
     o.nlist = 40;
     o.roots = 6;
     o.layout.max_row_group_rows = 50;  // CIDs split over row groups
+    switch (GetParam().storage) {
+      case Storage::kPlainPages: break;
+      case Storage::kManySmallPages: o.layout.page_bytes = 64; break;  // several pages per chunk
+      case Storage::kZstd: o.layout.codec = parquet::CompressionCodec::kZstd; break;
+      case Storage::kSnappy: o.layout.codec = parquet::CompressionCodec::kSnappy; break;
+    }
     o.out = (dir_ / "pub").string();
     auto built = BuildPublication(o);
     ASSERT_TRUE(built.ok()) << built.status().ToString();
@@ -185,6 +201,10 @@ TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
     }
   }
   EXPECT_EQ(objects.centroid_reads, 1);
+  // Uncompressed PLAIN chunks are scored in place, compressed ones decoded.
+  const bool compressed = GetParam().storage == Storage::kZstd || GetParam().storage == Storage::kSnappy;
+  EXPECT_GT(compressed ? result->row_groups_decoded : result->row_groups_in_place, 0u);
+  EXPECT_EQ(compressed ? result->row_groups_in_place : result->row_groups_decoded, 0u);
 }
 
 TEST_P(QueryTest, PartialProbingEqualsBruteForceOverTheNearestLists) {
@@ -275,10 +295,14 @@ TEST_P(QueryTest, RefusesBadQueriesAndShortReads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Metrics, QueryTest,
-                         testing::Values(std::make_pair(Metric::kL2Squared, Encoding::kLvq8),
-                                         std::make_pair(Metric::kL2Squared, Encoding::kLvq4),
-                                         std::make_pair(Metric::kCosine, Encoding::kLvq8),
-                                         std::make_pair(Metric::kCosine, Encoding::kLvq4)));
+                         testing::Values(QueryCase{Metric::kL2Squared, Encoding::kLvq8},
+                                         QueryCase{Metric::kL2Squared, Encoding::kLvq4},
+                                         QueryCase{Metric::kCosine, Encoding::kLvq8},
+                                         QueryCase{Metric::kCosine, Encoding::kLvq4},
+                                         QueryCase{Metric::kL2Squared, Encoding::kLvq8, Storage::kManySmallPages},
+                                         QueryCase{Metric::kCosine, Encoding::kLvq4, Storage::kManySmallPages},
+                                         QueryCase{Metric::kL2Squared, Encoding::kLvq8, Storage::kZstd},
+                                         QueryCase{Metric::kCosine, Encoding::kLvq4, Storage::kSnappy}));
 
 }  // namespace
 }  // namespace vigilo::ivf

@@ -72,6 +72,40 @@ Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<cons
 Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q,
                    std::span<const float> centroid_decoded, ListContext& out);
 
+// Exact integer code sums of one row, Σcode_i and Σcode_i² (LVQ8 bytes, LVQ4
+// nibbles; an odd d's last high nibble ignored): what l2_squared's ‖r̂‖² needs.
+struct CodeSums {
+  uint32_t sum = 0;
+  uint32_t squares = 0;
+};
+
+// n rows laid out as they are found: row r's offset and scale, its code at
+// codes + r·stride (stride ≥ CodeBytes(e, d); e.g. CodeBytes + 4 for codes
+// read in place from a PLAIN BYTE_ARRAY page, each behind its 4-byte length),
+// and optionally its exact code sums, precomputed once for rows that are
+// scored again and again (the centroids): l2_squared then skips them in the
+// row loop. They must be ComputeCodeSums' values: they are trusted, not
+// checked (wrong sums give wrong distances). Cosine ignores them.
+struct RowBlock {
+  size_t n = 0;
+  const float* offsets = nullptr;
+  const float* scales = nullptr;
+  const uint8_t* codes = nullptr;
+  size_t stride = 0;
+  const CodeSums* sums = nullptr;
+};
+
+// The sums of n codes at codes + r·stride.
+void ComputeCodeSums(Encoding encoding, size_t dimension, size_t n, const uint8_t* codes, size_t stride,
+                     CodeSums* out);
+
+// Scores a block against the prepared (query, list); the distances are bit
+// for bit those of ScoreRows on the same rows. Uses DispatchedKernelPath().
+void ScoreBlock(const ListContext& ctx, const RowBlock& rows, float* out);
+// The same on an explicit path; InvalidArgument as ScoreRowsWith, and for a
+// stride below the code size.
+Status ScoreBlockWith(KernelPath path, const ListContext& ctx, const RowBlock& rows, float* out);
+
 // Scores n rows of one row group against the prepared (query, list):
 // offsets[r], scales[r] and the code of row r at codes + r·CodeBytes(e, d)
 // (no alignment required; the float arrays need only float alignment).

@@ -23,6 +23,7 @@ struct PostingsLayout {
   uint64_t max_row_group_rows = 65536;  // a larger CID is split over row groups
   uint64_t max_file_bytes = 64u << 20;  // a file is closed before it would exceed this
   parquet::CompressionCodec codec = parquet::CompressionCodec::kUncompressed;
+  uint32_t page_bytes = 1u << 20;  // a data page ends once its values reach this (tests force many pages)
 };
 
 // The postings rows of one leaf CID, column-wise.

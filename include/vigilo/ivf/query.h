@@ -71,6 +71,10 @@ struct QueryResult {
   KeyColumn keys;              // keys.Bytes(i) / keys.integers[i] … belong to hits[i]
   uint64_t bytes_fetched = 0;
   uint64_t requests = 0;
+  // Postings row groups scored: their offsets, scales and codes read in place
+  // (uncompressed PLAIN pages) or decoded (any other layout; same distances).
+  uint64_t row_groups_in_place = 0;
+  uint64_t row_groups_decoded = 0;
 };
 
 // One postings row group as the planner sees it, derived once from its
@@ -100,6 +104,7 @@ class PublicationReader {
   std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
   std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
   std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
+  std::vector<CodeSums> centroid_code_sums_;               // nlist: computed once, not per query
   std::map<size_t, parquet::Footer> footers_;         // by postings file index
   std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
   // Per postings file: its key, offset, scale and code leaves.
