@@ -5,7 +5,9 @@
 //    are num_values (u16 LE), the rest is the chunk (this reaches the page
 //    decoders without a valid footer).
 // Invariants: no crash or sanitizer report; a decoded column is internally
-// consistent (offsets monotonic, one value per non-null slot).
+// consistent (offsets monotonic, one value per non-null slot); the in-place
+// view (column_view.h) of a raw chunk, where it says yes, lies within the
+// bytes and gives exactly the decoder's values (so the decoder succeeded).
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/column_view.h"
 #include "vigilo/parquet/footer.h"
 #include "vigilo/parquet/value_json.h"
 
@@ -131,10 +134,67 @@ const std::vector<pq::ColumnDescriptor>& Columns() {
         scalar(Type::kInt32, opt),  scalar(Type::kInt64, opt), scalar(Type::kFloat, opt),
         scalar(Type::kDouble, opt), scalar(Type::kBoolean, opt), Described({root(), s}),
         list(Type::kFloat),         list(Type::kDouble),       scalar(Type::kInt32, req),
-        Described({root(), f}),
+        Described({root(), f}),     scalar(Type::kFloat, req), scalar(Type::kByteArray, req),
+        scalar(Type::kInt64, req),
     };
   }();
   return columns;
+}
+
+// The decoder's values as bytes, `width` each.
+std::vector<uint8_t> ValueBytes(const pq::ColumnValues& v) {
+  auto raw = [](const auto& vec) {
+    const auto* p = reinterpret_cast<const uint8_t*>(vec.data());
+    return std::vector<uint8_t>(p, p + vec.size() * sizeof(vec[0]));
+  };
+  switch (v.type) {
+    case Type::kFloat: return raw(v.floats);
+    case Type::kInt32: return raw(v.int32s);
+    case Type::kDouble: return raw(v.doubles);
+    case Type::kInt64: return raw(v.int64s);
+    default: return v.binary;
+  }
+}
+
+void CheckView(const pq::ColumnDescriptor& column, const pq::ColumnMetaData& meta, std::span<const uint8_t> chunk,
+               const vigilo::Result<pq::DecodedColumn>& decoded) {
+  size_t width = 0;
+  switch (column.type) {
+    case Type::kFloat:
+    case Type::kInt32: width = 4; break;
+    case Type::kDouble:
+    case Type::kInt64: width = 8; break;
+    case Type::kFixedLenByteArray: width = static_cast<size_t>(column.type_length); break;
+    case Type::kByteArray:  // the first value's length, when there is one
+      width = decoded.ok() && decoded->values.size() > 0 ? decoded->values.Binary(0).size() : chunk.size() % 5;
+      break;
+    default: return;
+  }
+  for (auto lengths : {pq::ByteArrayLengths::kChecked, pq::ByteArrayLengths::kDeferred}) {
+    std::vector<pq::ValueRun> runs;
+    if (!pq::ViewFixedWidthChunk(column, meta, chunk, width, runs, {}, lengths)) {
+      if (!runs.empty()) std::abort();
+      continue;
+    }
+    std::vector<uint8_t> viewed;
+    for (const pq::ValueRun& run : runs) {
+      if (run.count == 0 || run.first < chunk.data() ||
+          run.first + (run.count - 1) * run.stride + width > chunk.data() + chunk.size()) {
+        std::abort();
+      }
+      for (size_t i = 0; i < run.count; ++i) viewed.insert(viewed.end(), run.first + i * run.stride, run.first + i * run.stride + width);
+    }
+    if (lengths == pq::ByteArrayLengths::kDeferred && column.type == Type::kByteArray &&
+        !pq::ByteArrayLengthsAre(runs, width)) {
+      continue;
+    }
+    // A yes is the decoder's yes, to the same values (its memory budget aside).
+    if (!decoded.ok()) {
+      if (decoded.status().code() == vigilo::StatusCode::kLimitExceeded) continue;
+      std::abort();
+    }
+    if (viewed != ValueBytes(decoded->values)) std::abort();
+  }
 }
 
 void FuzzChunk(std::span<const uint8_t> bytes) {
@@ -150,6 +210,7 @@ void FuzzChunk(std::span<const uint8_t> bytes) {
   pq::ColumnReadOptions options;
   options.max_decoded_bytes = kBudget;
   auto decoded = pq::DecodeColumnChunkBytes(column, meta, bytes.subspan(3), options);
+  CheckView(column, meta, bytes.subspan(3), decoded);
   if (!decoded.ok()) return;
   CheckConsistent(column, *decoded);
   PrintRows(column, *decoded);

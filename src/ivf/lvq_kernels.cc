@@ -1,6 +1,7 @@
 // Per-(query, list) preparation and the path dispatch of the scoring kernels.
 #include "vigilo/ivf/lvq_kernels.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -80,53 +81,104 @@ KernelPath DispatchedKernelPath() {
 
 std::string_view KernelName() { return KernelPathName(DispatchedKernelPath()); }
 
-Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q, std::span<const float> centroid_decoded,
-                   ListContext& out) {
-  const size_t d = q.size();
-  if (centroid_decoded.size() != d) {
-    return InvalidArgument("scoring: query has " + std::to_string(d) + " elements, centroid " +
-                           std::to_string(centroid_decoded.size()));
-  }
-  if (d == 0 || d > kMaxDimension) {
-    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
-  }
-  VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
-  VIGILO_RETURN_IF_ERROR(CheckFinite(centroid_decoded, "centroid"));
+namespace {
 
+// K lists' weights and double sums in one pass: each list's sums in the
+// normative order (increasing i), the K dependency chains interleaved so they
+// do not wait on one another's add latency. Bit for bit one list at a time.
+template <size_t K>
+void PrepareGroup(Metric metric, std::span<const float> q, const std::span<const float>* centroids, ListContext* out) {
+  const size_t d = q.size();
+  float* weights[K];
+  for (size_t j = 0; j < K; ++j) {
+    out[j].weights.resize(d);
+    weights[j] = out[j].weights.data();
+  }
+  double sum[K] = {};
+  double base[K] = {};
+  if (metric == Metric::kL2Squared) {
+    for (size_t i = 0; i < d; ++i) {
+      for (size_t j = 0; j < K; ++j) {
+        // q' is float32 (the kernels multiply it with the codes in float);
+        // its square and the sums are exact or nearly so in double.
+        const float w = q[i] - centroids[j][i];
+        weights[j][i] = w;
+        sum[j] += w;
+        base[j] += static_cast<double>(w) * w;
+      }
+    }
+  } else {
+    double s = 0;
+    double dot[K] = {};
+    for (size_t i = 0; i < d; ++i) {
+      s += q[i];
+      for (size_t j = 0; j < K; ++j) dot[j] += static_cast<double>(q[i]) * centroids[j][i];
+    }
+    for (size_t j = 0; j < K; ++j) {
+      std::copy(q.begin(), q.end(), weights[j]);
+      sum[j] = s;
+      base[j] = 1.0 - dot[j];
+    }
+  }
+  for (size_t j = 0; j < K; ++j) {
+    out[j].weight_sum = sum[j];
+    out[j].base = base[j];
+  }
+}
+
+Status FinishList(Metric metric, Encoding encoding, ListContext& out) {
+  if (!std::isfinite(out.weight_sum) || !std::isfinite(out.base)) {
+    return InvalidArgument("scoring: query − centroid overflows");
+  }
+  const size_t d = out.weights.size();
   out.metric = metric;
   out.encoding = encoding;
   out.dimension = d;
-  out.weights.resize(d);
-  double sum = 0;
-  double base = 0;
-  if (metric == Metric::kL2Squared) {
-    for (size_t i = 0; i < d; ++i) {
-      // q' is float32 (the kernels multiply it with the codes in float);
-      // its square and the sums are exact or nearly so in double.
-      const float w = q[i] - centroid_decoded[i];
-      out.weights[i] = w;
-      sum += w;
-      base += static_cast<double>(w) * w;
-    }
-  } else {
-    double dot = 0;
-    for (size_t i = 0; i < d; ++i) {
-      out.weights[i] = q[i];
-      sum += q[i];
-      dot += static_cast<double>(q[i]) * centroid_decoded[i];
-    }
-    base = 1.0 - dot;
-  }
-  if (!std::isfinite(sum) || !std::isfinite(base)) return InvalidArgument("scoring: query − centroid overflows");
   out.weights_split.clear();
   if (encoding == Encoding::kLvq4) {
     // Per 16-block: its even elements, then its odd ones; the last block zero-padded.
     out.weights_split.resize((d + 15) / 16 * 16);  // after clear(): all +0.0
     for (size_t i = 0; i < d; ++i) out.weights_split[i / 16 * 16 + (i % 2) * 8 + (i % 16) / 2] = out.weights[i];
   }
-  out.weight_sum = sum;
-  out.base = base;
   return Status::Ok();
+}
+
+}  // namespace
+
+Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
+                    std::span<const std::span<const float>> centroids, std::span<ListContext> out) {
+  if (out.size() != centroids.size()) {
+    return InvalidArgument("scoring: " + std::to_string(centroids.size()) + " centroids for " +
+                           std::to_string(out.size()) + " contexts");
+  }
+  const size_t d = q.size();
+  for (const auto& c : centroids) {
+    if (c.size() != d) {
+      return InvalidArgument("scoring: query has " + std::to_string(d) + " elements, centroid " +
+                             std::to_string(c.size()));
+    }
+  }
+  if (d == 0 || d > kMaxDimension) {
+    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
+  }
+  VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
+  for (const auto& c : centroids) VIGILO_RETURN_IF_ERROR(CheckFinite(c, "centroid"));
+  size_t j = 0;
+  for (; j + 4 <= centroids.size(); j += 4) PrepareGroup<4>(metric, q, &centroids[j], &out[j]);
+  switch (centroids.size() - j) {
+    case 3: PrepareGroup<3>(metric, q, &centroids[j], &out[j]); break;
+    case 2: PrepareGroup<2>(metric, q, &centroids[j], &out[j]); break;
+    case 1: PrepareGroup<1>(metric, q, &centroids[j], &out[j]); break;
+    default: break;
+  }
+  for (ListContext& ctx : out) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, ctx));
+  return Status::Ok();
+}
+
+Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q, std::span<const float> centroid_decoded,
+                   ListContext& out) {
+  const std::span<const float> centroids[1] = {centroid_decoded};
+  return PrepareLists(metric, encoding, q, centroids, std::span<ListContext>(&out, 1));
 }
 
 Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<const float> q,

@@ -611,5 +611,61 @@ TEST(LvqKernelsTest, PrepareListReusesItsContext) {
   }
 }
 
+// PrepareLists makes each context exactly as PrepareList does, bit for bit,
+// for every group size (the 4-wide groups and each remainder).
+TEST(LvqKernelsTest, PrepareListsEqualsOneAtATime) {
+  std::mt19937 gen(29);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  auto bits = [](double x) {
+    uint64_t b = 0;
+    std::memcpy(&b, &x, 8);
+    return b;
+  };
+  for (size_t d : {1u, 7u, 100u, 784u}) {
+    std::vector<float> q(d);
+    for (float& x : q) x = value(gen);
+    for (size_t lists : {1u, 2u, 3u, 4u, 5u, 9u}) {
+      std::vector<std::vector<float>> centroids(lists, std::vector<float>(d));
+      for (auto& c : centroids) {
+        for (float& x : c) x = value(gen);
+      }
+      std::vector<std::span<const float>> spans(centroids.begin(), centroids.end());
+      for (Metric m : kMetrics) {
+        for (Encoding e : {Encoding::kLvq8, Encoding::kLvq4}) {
+          std::vector<ListContext> together(lists);
+          ASSERT_TRUE(PrepareLists(m, e, q, spans, together).ok());
+          for (size_t j = 0; j < lists; ++j) {
+            auto alone = PrepareList(m, e, q, centroids[j]);
+            ASSERT_TRUE(alone.ok());
+            EXPECT_EQ(together[j].metric, alone->metric);
+            EXPECT_EQ(together[j].encoding, alone->encoding);
+            EXPECT_EQ(together[j].dimension, d);
+            EXPECT_TRUE(BitEqual(together[j].weights, alone->weights)) << d << " " << lists << " " << j;
+            EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
+            EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << lists << " " << j;
+            EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << lists << " " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LvqKernelsTest, PrepareListsNamesTheFirstError) {
+  const std::vector<float> q{1, 2, 3}, good{0, 1, 2}, short_one{1, 2}, inf{1, 2, INFINITY};
+  std::vector<ListContext> out(2);
+  auto status = [&](std::vector<std::span<const float>> centroids, std::vector<float> query) {
+    return PrepareLists(Metric::kL2Squared, Encoding::kLvq8, query, centroids, out);
+  };
+  EXPECT_EQ(status({good, short_one}, q).message(), "scoring: query has 3 elements, centroid 2");
+  EXPECT_EQ(status({good, inf}, q).message(), "centroid element 2 is not finite");
+  EXPECT_EQ(status({inf, short_one}, q).message(), "scoring: query has 3 elements, centroid 2");  // sizes first
+  EXPECT_EQ(status({good, good}, {1, NAN, 3}).message(), "query element 1 is not finite");
+  EXPECT_EQ(status({good}, q).message(), "scoring: 1 centroids for 2 contexts");
+  EXPECT_TRUE(status({good, good}, q).ok());
+  out.clear();
+  EXPECT_TRUE(status({}, q).ok());  // nothing to prepare
+}
+
 }  // namespace
 }  // namespace vigilo::ivf

@@ -90,6 +90,7 @@ parquet::WriterOptions Options(parquet::CompressionCodec codec, uint32_t page_by
   parquet::WriterOptions o;
   o.codec = codec;
   o.page_size = page_bytes;
+  o.page_statistics = false;  // readers use the footer's chunk statistics only (publication-v1.md §3.3)
   return o;
 }
 

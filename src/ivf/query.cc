@@ -380,10 +380,31 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   const size_t d = m.index.dimension;
   const Kind key_kind = m.index.source_key[0].type.kind;
   const size_t code_bytes = static_cast<size_t>(CodeBytes(m.index.encoding, d));
-  // Which queries probe each CID.
-  std::map<uint32_t, std::vector<uint32_t>> probing;
-  for (uint32_t q = 0; q < probes_.size(); ++q) {
-    for (uint32_t cid : probes_[q]) probing[cid].push_back(q);
+  // Which queries probe each CID, and each (query, list) context: prepared
+  // up front, a query's lists side by side (PrepareLists), when they fit a
+  // cache-sized budget (one query up to nprobe ~660 at d = 784), else one at a
+  // time as each slice is scored.
+  const size_t context_bytes = d * sizeof(float) * (m.index.encoding == Encoding::kLvq4 ? 2 : 1);
+  size_t probe_count = 0;
+  for (const auto& p : probes_) probe_count += p.size();
+  const bool prepared_up_front = probe_count * context_bytes <= (size_t{2} << 20);  // else they leave the cache before use
+  std::vector<ListContext> prepared(prepared_up_front ? probe_count : 0);
+  std::map<uint32_t, std::vector<std::pair<uint32_t, size_t>>> probing;  // cid → (query, index into prepared)
+  {
+    std::vector<std::span<const float>> centroids;
+    size_t at = 0;
+    for (uint32_t q = 0; q < probes_.size(); ++q) {
+      centroids.clear();
+      for (uint32_t cid : probes_[q]) {
+        probing[cid].emplace_back(q, at + centroids.size());
+        centroids.emplace_back(reader_.centroids_.data() + size_t{cid} * d, d);
+      }
+      if (prepared_up_front) {
+        VIGILO_RETURN_IF_ERROR(PrepareLists(m.index.metric, m.index.encoding, queries_[q], centroids,
+                                            std::span<ListContext>(prepared).subspan(at, centroids.size())));
+      }
+      at += centroids.size();
+    }
   }
   std::vector<std::vector<Candidate>> top(queries_.size());  // max-heaps by Better
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
@@ -424,25 +445,18 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         return bytes.subspan(br.offset - request.offset, br.length);
       };
       auto view = [&](size_t leaf, size_t width, std::vector<parquet::ValueRun>& runs) {
-        return parquet::ViewFixedWidthChunk(leaves[leaf - 1], *group.meta[leaf - 1], chunk(leaf), width, runs) &&
+        // The codes' lengths are checked after the first query scores them (in cache by then).
+        return parquet::ViewFixedWidthChunk(leaves[leaf - 1], *group.meta[leaf - 1], chunk(leaf), width, runs, {},
+                                            parquet::ByteArrayLengths::kDeferred) &&
                RunRows(runs) == group.rows;
       };
-      size_t n = 0;
-      if (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs)) {
-        n = static_cast<size_t>(group.rows);
-        offsets.resize(n);
-        scales.resize(n);
-        GatherFloats(offset_runs, offsets.data());
-        GatherFloats(scale_runs, scales.data());
-        ++result_.row_groups_in_place;
-      } else {
-        ++result_.row_groups_decoded;
-        for (size_t leaf = 2; leaf < 5; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
-        n = cols[1].values.floats.size();
-        if (cols[2].values.floats.size() != n || cols[3].values.size() != n) {
+      // The codes decoded back to back, each checked for the right length:
+      // the fallback, and what names a wrong length when the in-place check finds one.
+      auto decode_codes = [&](size_t n) -> Status {
+        VIGILO_RETURN_IF_ERROR(decode(4));
+        if (cols[3].values.size() != n) {
           return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
         }
-        // The codes are decoded back to back; the kernel needs every one to have the right length.
         const std::vector<uint64_t>& code_offsets = cols[3].values.binary_offsets;
         for (size_t i = 0; i < n; ++i) {
           if (code_offsets[i + 1] - code_offsets[i] != code_bytes) {
@@ -452,6 +466,26 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                 .WithPath(path);
           }
         }
+        return Status::Ok();
+      };
+      size_t n = 0;
+      bool lengths_unchecked = false;
+      if (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs)) {
+        lengths_unchecked = true;
+        n = static_cast<size_t>(group.rows);
+        offsets.resize(n);
+        scales.resize(n);
+        GatherFloats(offset_runs, offsets.data());
+        GatherFloats(scale_runs, scales.data());
+        ++result_.row_groups_in_place;
+      } else {
+        ++result_.row_groups_decoded;
+        for (size_t leaf = 2; leaf < 4; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
+        n = cols[1].values.floats.size();
+        if (cols[2].values.floats.size() != n) {
+          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
+        }
+        VIGILO_RETURN_IF_ERROR(decode_codes(n));
         offsets = std::move(cols[1].values.floats);
         scales = std::move(cols[2].values.floats);
         code_runs.assign(1, parquet::ValueRun{cols[3].values.binary.data(), n, code_bytes});
@@ -461,13 +495,23 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       bool keys_decoded = false;
       std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
-      for (uint32_t q : probing[slice.cid]) {
-        VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
+      for (const auto& [q, context] : probing[slice.cid]) {
+        const ListContext* list = prepared_up_front ? &prepared[context] : &ctx;
+        if (!prepared_up_front) {
+          VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
+        }
         size_t row = 0;
         for (const parquet::ValueRun& run : code_runs) {
-          ScoreBlock(ctx, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, nullptr},
+          ScoreBlock(*list, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, nullptr},
                      distance.data() + row);
           row += run.count;
+        }
+        if (lengths_unchecked) {
+          lengths_unchecked = false;
+          if (!parquet::ByteArrayLengthsAre(code_runs, code_bytes)) {
+            VIGILO_RETURN_IF_ERROR(decode_codes(n));  // names the row
+            return Internal("postings code lengths: the in-place check and the decoder disagree").WithPath(path);
+          }
         }
         auto& heap = top[q];
         for (size_t i = 0; i < n; ++i) {

@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/distance.h"
@@ -280,6 +282,59 @@ TEST_P(QueryTest, MappedPublicationMatchesTheObjectReader) {
   EXPECT_EQ(mapped.View("absent.parquet", 0, 1).status().code(), StatusCode::kNotFound);
 }
 
+// Tampered rows (the query trusts no object's bytes) are refused with the
+// row named, whether the rows are read in place or decoded.
+TEST_P(QueryTest, RefusesWrongCodeLengthsAndNonFiniteRows) {
+  if (GetParam().storage == Storage::kZstd || GetParam().storage == Storage::kSnappy) {
+    GTEST_SKIP() << "patches uncompressed pages";
+  }
+  const std::filesystem::path file = dir_ / "pub" / manifest_.postings[0].object.path;
+  std::vector<uint8_t> original;
+  {
+    std::ifstream in(file, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // Where leaf `leaf`'s values start in row group 0's first page.
+  auto values_at = [&](size_t leaf) {
+    auto f = parquet::LocalParquetFile::Open(file.string());
+    EXPECT_TRUE(f.ok());
+    const auto offset = static_cast<size_t>(f->footer().metadata.row_groups[0].columns[leaf].meta_data->data_page_offset);
+    size_t header = 0;
+    EXPECT_TRUE(parquet::DecodePageHeader(std::span<const uint8_t>(original).subspan(offset), &header).ok());
+    return offset + header;
+  };
+  auto query_with = [&](const std::vector<uint8_t>& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(bytes.data()),
+                                                                  static_cast<std::streamsize>(bytes.size()));
+    PublicationReader reader(manifest_);
+    DirectoryObjectReader objects((dir_ / "pub").string());
+    QueryOptions options;
+    options.nprobe = 40;
+    auto result = RunQuery(reader, objects, {std::vector<float>(kD, 1.0f)}, options);
+    return result.ok() ? Status::Ok() : result.status();
+  };
+  const auto code_bytes = static_cast<uint32_t>(CodeBytes(manifest_.index.encoding, kD));
+  // Row 0's code one byte longer, row 1's one shorter: the page's size still adds up.
+  std::vector<uint8_t> lengths = original;
+  const size_t codes = values_at(4);
+  const uint32_t longer = code_bytes + 1, shorter = code_bytes - 1;
+  std::memcpy(&lengths[codes], &longer, 4);
+  std::memcpy(&lengths[codes + 4 + longer], &shorter, 4);
+  Status st = query_with(lengths);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidFormat) << st.ToString();
+  EXPECT_EQ(st.message(), "postings row 0 has a " + std::to_string(longer) + "-byte code; " + std::to_string(code_bytes) +
+                              " expected");
+  EXPECT_EQ(st.path(), manifest_.postings[0].object.path);
+  // Row 0's offset not a number.
+  std::vector<uint8_t> nan = original;
+  const float not_a_number = std::nanf("");
+  std::memcpy(&nan[values_at(2)], &not_a_number, 4);
+  st = query_with(nan);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidFormat) << st.ToString();
+  EXPECT_EQ(st.message(), "postings row 0 scores a non-finite distance (offset or scale not finite)");
+  EXPECT_TRUE(query_with(original).ok());
+}
+
 TEST_P(QueryTest, RefusesBadQueriesAndShortReads) {
   PublicationReader reader(manifest_);
   EXPECT_EQ(QueryRun::Start(reader, {std::vector<float>(kD - 1)}, {}).status().code(), StatusCode::kInvalidArgument);
@@ -294,6 +349,13 @@ TEST_P(QueryTest, RefusesBadQueriesAndShortReads) {
   EXPECT_EQ((*run)->Supply(std::move(short_read)).code(), StatusCode::kIntegrityError);
 }
 
+std::string CaseName(const testing::TestParamInfo<QueryCase>& param) {
+  const QueryCase& c = param.param;
+  static const char* const kStorage[] = {"Plain", "ManyPages", "Zstd", "Snappy"};
+  return std::string(c.metric == Metric::kCosine ? "Cosine" : "L2") + (c.encoding == Encoding::kLvq4 ? "Lvq4" : "Lvq8") +
+         kStorage[static_cast<int>(c.storage)];
+}
+
 INSTANTIATE_TEST_SUITE_P(Metrics, QueryTest,
                          testing::Values(QueryCase{Metric::kL2Squared, Encoding::kLvq8},
                                          QueryCase{Metric::kL2Squared, Encoding::kLvq4},
@@ -302,7 +364,8 @@ INSTANTIATE_TEST_SUITE_P(Metrics, QueryTest,
                                          QueryCase{Metric::kL2Squared, Encoding::kLvq8, Storage::kManySmallPages},
                                          QueryCase{Metric::kCosine, Encoding::kLvq4, Storage::kManySmallPages},
                                          QueryCase{Metric::kL2Squared, Encoding::kLvq8, Storage::kZstd},
-                                         QueryCase{Metric::kCosine, Encoding::kLvq4, Storage::kSnappy}));
+                                         QueryCase{Metric::kCosine, Encoding::kLvq4, Storage::kSnappy}),
+                         CaseName);
 
 }  // namespace
 }  // namespace vigilo::ivf

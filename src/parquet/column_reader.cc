@@ -106,7 +106,7 @@ void ChunkDecoder::ReserveHint(uint64_t num_values, size_t chunk_bytes) {
 Status ChunkDecoder::Page(std::span<const uint8_t> bytes, size_t* pos, size_t index) {
   size_t header_at = *pos;
   size_t header_size = 0;
-  auto header = DecodePageHeader(bytes.subspan(header_at), &header_size, options_.page_header);
+  auto header = DecodePageHeader(bytes.subspan(header_at), &header_size, PageHeaderOptions(options_));
   if (!header.ok()) {
     Status st = std::move(header).take_status();
     return Locate(std::move(st), PageSpot{index, header_at, header_at, true});

@@ -25,21 +25,24 @@ size_t Stride(const ColumnDescriptor& column, size_t width) {
   }
 }
 
-// Whether every BYTE_ARRAY value of the page is `width` bytes long.
-bool LengthsAre(std::span<const uint8_t> values, size_t count, size_t width) {
+}  // namespace
+
+bool ByteArrayLengthsAre(std::span<const ValueRun> runs, size_t width) {
   const auto want = static_cast<uint32_t>(width);
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t length = 0;
-    std::memcpy(&length, values.data() + i * (width + 4), 4);  // little-endian, as the format's and the host's
-    if (length != want) return false;
+  for (const ValueRun& run : runs) {
+    const uint8_t* length_at = run.first - 4;  // each value's length just before it
+    for (size_t i = 0; i < run.count; ++i) {
+      uint32_t length = 0;
+      std::memcpy(&length, length_at + i * run.stride, 4);  // little-endian, as the format's and the host's
+      if (length != want) return false;
+    }
   }
   return true;
 }
 
-}  // namespace
-
 bool ViewFixedWidthChunk(const ColumnDescriptor& column, const ColumnMetaData& meta, std::span<const uint8_t> bytes,
-                         size_t width, std::vector<ValueRun>& runs, const ColumnReadOptions& options) {
+                         size_t width, std::vector<ValueRun>& runs, const ColumnReadOptions& options,
+                         ByteArrayLengths lengths) {
   static_assert(std::endian::native == std::endian::little, "values are read in place as little-endian");
   runs.clear();
   const size_t stride = Stride(column, width);
@@ -54,7 +57,7 @@ bool ViewFixedWidthChunk(const ColumnDescriptor& column, const ColumnMetaData& m
   };
   while (pos < bytes.size()) {
     size_t header_size = 0;
-    auto header = DecodePageHeader(bytes.subspan(pos), &header_size, options.page_header);
+    auto header = DecodePageHeader(bytes.subspan(pos), &header_size, PageHeaderOptions(options));
     if (!header.ok() || header->compressed_page_size < 0 || header->uncompressed_page_size < 0) return decline();
     const auto size = static_cast<size_t>(header->compressed_page_size);
     const size_t data_at = pos + header_size;
@@ -95,10 +98,14 @@ bool ViewFixedWidthChunk(const ColumnDescriptor& column, const ColumnMetaData& m
     }
     const auto n = static_cast<uint64_t>(count);
     if (n > static_cast<uint64_t>(meta.num_values) - values_seen || n * stride != page.size()) return decline();
-    if (column.type == Type::kByteArray && !LengthsAre(page, static_cast<size_t>(n), width)) return decline();
     values_seen += n;
     if (n == 0) continue;
-    runs.push_back(ValueRun{page.data() + (column.type == Type::kByteArray ? 4 : 0), static_cast<size_t>(n), stride});
+    const ValueRun run{page.data() + (column.type == Type::kByteArray ? 4 : 0), static_cast<size_t>(n), stride};
+    if (column.type == Type::kByteArray && lengths == ByteArrayLengths::kChecked &&
+        !ByteArrayLengthsAre(std::span<const ValueRun>(&run, 1), width)) {
+      return decline();
+    }
+    runs.push_back(run);
   }
   if (values_seen != static_cast<uint64_t>(meta.num_values)) return decline();
   return true;

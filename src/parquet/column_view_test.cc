@@ -106,6 +106,25 @@ TEST(ViewFixedWidthChunk, ByteArraysOfOneLengthAreReadBehindTheirLengths) {
   ExpectSameAsDecoder(c, Meta(Type::kByteArray, 2), DataPageV1(2, Encoding::kPlain, PlainStrings({"", ""})), 0, 1);
 }
 
+TEST(ViewFixedWidthChunk, DeferredLengthsAreTheCallersToCheck) {
+  const ColumnDescriptor c = Required(Type::kByteArray);
+  std::vector<ValueRun> runs;
+  // 4 + 2 bytes fill the page exactly as two 3-byte values would.
+  const Bytes uneven = DataPageV1(2, Encoding::kPlain, PlainStrings({"abcd", "de"}));
+  EXPECT_FALSE(ViewFixedWidthChunk(c, Meta(Type::kByteArray, 2), uneven, 3, runs));
+  ASSERT_TRUE(ViewFixedWidthChunk(c, Meta(Type::kByteArray, 2), uneven, 3, runs, {}, ByteArrayLengths::kDeferred));
+  EXPECT_FALSE(ByteArrayLengthsAre(runs, 3));
+  const Bytes even = Concat({DataPageV1(2, Encoding::kPlain, PlainStrings({"abc", "def"})),
+                             DataPageV1(1, Encoding::kPlain, PlainStrings({"ghi"}))});
+  ASSERT_TRUE(ViewFixedWidthChunk(c, Meta(Type::kByteArray, 3), even, 3, runs, {}, ByteArrayLengths::kDeferred));
+  EXPECT_TRUE(ByteArrayLengthsAre(runs, 3));
+  EXPECT_FALSE(ByteArrayLengthsAre(runs, 2));
+  EXPECT_EQ(Flatten(runs, 3), Decoded(c, Meta(Type::kByteArray, 3), even));
+  // A page whose size is not count × stride is still declined.
+  EXPECT_FALSE(ViewFixedWidthChunk(c, Meta(Type::kByteArray, 2), DataPageV1(2, Encoding::kPlain, PlainStrings({"abc", "de"})),
+                                   3, runs, {}, ByteArrayLengths::kDeferred));
+}
+
 TEST(ViewFixedWidthChunk, UncompressedV2ValuesInACompressedChunkAreRead) {
   const ColumnDescriptor c = Required(Type::kFloat);
   Bytes chunk = DataPageV2(2, 0, 2, Encoding::kPlain, {}, {}, Plain(std::vector<float>{4.0f, 5.0f}),

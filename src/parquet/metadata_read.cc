@@ -17,7 +17,7 @@ namespace {
 class Decoder {
  public:
   Decoder(std::span<const uint8_t> bytes, const DecodeOptions& options)
-      : reader(bytes), budget_(options.max_decoded_bytes) {}
+      : reader(bytes), page_statistics(options.page_statistics), budget_(options.max_decoded_bytes) {}
 
   // Accounts for memory about to be allocated for decoded objects.
   Status Charge(uint64_t bytes) {
@@ -29,6 +29,7 @@ class Decoder {
   }
 
   CompactReader reader;
+  const bool page_statistics;
 
  private:
   uint64_t budget_;
@@ -111,6 +112,14 @@ Status ReadStruct(Decoder& d, CompactType type, const char* struct_name, std::in
 Status SkipStruct(Decoder& d, CompactType type) {
   VIGILO_RETURN_IF_ERROR(Expect(d, type, CompactType::kStruct));
   return d.reader.SkipField(type);
+}
+
+// A data page header's statistics, skipped (DecodeOptions::page_statistics):
+// a known field all the same, so a second one is still an error.
+Result<bool> SkipStatistics(Decoder& d, const FieldHeader& h) {
+  Status st = SkipStruct(d, h.type);
+  if (!st.ok()) return InField(std::move(st), "statistics");
+  return true;
 }
 
 // ---- Scalars. Bools only occur as fields here: the value is in the header.
@@ -478,7 +487,9 @@ Status Read(Decoder& d, CompactType t, DataPageHeader* out) {
           case 2: return Field(d, h, "encoding", &out->encoding);
           case 3: return Field(d, h, "definition_level_encoding", &out->definition_level_encoding);
           case 4: return Field(d, h, "repetition_level_encoding", &out->repetition_level_encoding);
-          case 5: return Field(d, h, "statistics", &out->statistics);
+          case 5:
+            if (!d.page_statistics) return SkipStatistics(d, h);
+            return Field(d, h, "statistics", &out->statistics);
         }
         return false;
       });
@@ -515,7 +526,9 @@ Status Read(Decoder& d, CompactType t, DataPageHeaderV2* out) {
                         case 6:
                           return Field(d, h, "repetition_levels_byte_length", &out->repetition_levels_byte_length);
                         case 7: return Field(d, h, "is_compressed", &out->is_compressed);
-                        case 8: return Field(d, h, "statistics", &out->statistics);
+                        case 8:
+                          if (!d.page_statistics) return SkipStatistics(d, h);
+                          return Field(d, h, "statistics", &out->statistics);
                       }
                       return false;
                     });

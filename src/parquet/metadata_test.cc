@@ -390,6 +390,70 @@ TEST(PageHeaderCodec, RoundTripsEveryKind) {
   }
 }
 
+TEST(PageHeaderCodec, StatisticsCanBeSkipped) {
+  PageHeader v1 = DataPageV1();
+  ASSERT_TRUE(v1.data_page_header->statistics.has_value());
+  PageHeader v2;
+  v2.type = PageType::kDataPageV2;
+  v2.uncompressed_page_size = 8;
+  v2.compressed_page_size = 8;
+  DataPageHeaderV2 d2;
+  d2.num_values = 2;
+  d2.num_rows = 2;
+  d2.statistics = Statistics{};
+  d2.statistics->min_value = std::string(800, 'x');
+  v2.data_page_header_v2 = d2;
+  DecodeOptions skip;
+  skip.page_statistics = false;
+  for (const PageHeader& h : {v1, v2}) {
+    Bytes bytes = *EncodePageHeader(h);
+    size_t size = 0;
+    auto decoded = DecodePageHeader(bytes, &size, skip);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(size, bytes.size());
+    PageHeader want = h;
+    if (want.data_page_header) want.data_page_header->statistics.reset();
+    if (want.data_page_header_v2) want.data_page_header_v2->statistics.reset();
+    EXPECT_EQ(*decoded, want);
+  }
+  // Skipped is still checked: a statistics field that is not a struct, or a
+  // second one, is the same error either way.
+  for (bool twice : {false, true}) {
+    CompactWriter w;
+    w.BeginStruct();
+    w.WriteFieldHeader(CompactType::kI32, 1);
+    w.WriteI32(static_cast<int32_t>(PageType::kDataPage));
+    w.WriteFieldHeader(CompactType::kI32, 2);
+    w.WriteI32(8);
+    w.WriteFieldHeader(CompactType::kI32, 3);
+    w.WriteI32(8);
+    w.WriteFieldHeader(CompactType::kStruct, 5);
+    w.BeginStruct();
+    for (int16_t id = 1; id <= 4; ++id) {
+      w.WriteFieldHeader(CompactType::kI32, id);
+      w.WriteI32(id == 1 ? 2 : 0);
+    }
+    if (twice) {
+      for (int k = 0; k < 2; ++k) {
+        w.WriteFieldHeader(CompactType::kStruct, 5);
+        w.BeginStruct();
+        w.EndStruct();
+      }
+    } else {
+      w.WriteFieldHeader(CompactType::kI32, 5);
+      w.WriteI32(7);
+    }
+    w.EndStruct();
+    w.EndStruct();
+    Bytes bytes = Finish(w);
+    size_t size = 0;
+    for (const DecodeOptions& o : {DecodeOptions{}, skip}) {
+      auto st = DecodePageHeader(bytes, &size, o).status();
+      EXPECT_EQ(st.code(), StatusCode::kParseError) << twice << " " << st.ToString();
+    }
+  }
+}
+
 TEST(PageHeaderCodec, IndexPageHeaderIsSkipped) {
   CompactWriter w;
   w.BeginStruct();

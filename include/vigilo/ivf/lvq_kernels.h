@@ -71,6 +71,13 @@ Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<cons
 // thread, many lists).
 Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q,
                    std::span<const float> centroid_decoded, ListContext& out);
+// Several lists for one query at once (out[j] for centroids[j]), each
+// exactly as PrepareList would make it, faster: the per-list double sums are
+// serial by definition, and here several run side by side. The first error
+// PrepareList would report for any of them (sizes, then the dimension, the
+// query, each centroid in order); out's sizes must match.
+Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
+                    std::span<const std::span<const float>> centroids, std::span<ListContext> out);
 
 // Exact integer code sums of one row, Σcode_i and Σcode_i² (LVQ8 bytes, LVQ4
 // nibbles; an odd d's last high nibble ignored): what l2_squared's ‖r̂‖² needs.

@@ -47,6 +47,14 @@ struct ColumnReadOptions {
   bool level_fast_paths = true;
 };
 
+// The options a chunk's page headers are decoded with: options.page_header,
+// with page statistics skipped (a reader of values never needs them).
+inline DecodeOptions PageHeaderOptions(const ColumnReadOptions& options) {
+  DecodeOptions o = options.page_header;
+  o.page_statistics = false;
+  return o;
+}
+
 // How a leaf's values form rows.
 enum class ColumnShape : uint8_t {
   kScalar,  // a top-level primitive column, required or optional

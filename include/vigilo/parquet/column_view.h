@@ -35,7 +35,20 @@ struct ValueRun {
 // in bytes: the physical type's (4, 8, type_length), or for BYTE_ARRAY the
 // length every value must have (each is stored behind its 4-byte length, so
 // the stride is width + 4). Returns false (runs cleared) otherwise.
+//
+// BYTE_ARRAY lengths: with kDeferred the 4-byte lengths are not read here;
+// the caller must check them with ByteArrayLengthsAre before it uses any
+// value (the runs stay within `bytes` either way: each page's size is
+// checked to be exactly count × stride). A scan defers the check to after its
+// first pass over the values, when they are in cache: read first, a length
+// walk strides through memory no computation overlaps.
+enum class ByteArrayLengths { kChecked, kDeferred };
 bool ViewFixedWidthChunk(const ColumnDescriptor& column, const ColumnMetaData& meta, std::span<const uint8_t> bytes,
-                         size_t width, std::vector<ValueRun>& runs, const ColumnReadOptions& options = {});
+                         size_t width, std::vector<ValueRun>& runs, const ColumnReadOptions& options = {},
+                         ByteArrayLengths lengths = ByteArrayLengths::kChecked);
+
+// Whether every value of BYTE_ARRAY runs (as ViewFixedWidthChunk gives them)
+// is stored behind the length `width`.
+bool ByteArrayLengthsAre(std::span<const ValueRun> runs, size_t width);
 
 }  // namespace vigilo::parquet

@@ -293,6 +293,11 @@ struct DecodeOptions {
   // Small encodings can expand ~100x in memory; this bounds what a hostile
   // input can make us allocate. Exceeding it is kLimitExceeded.
   uint64_t max_decoded_bytes = uint64_t{512} << 20;
+  // DecodePageHeader only: false skips a data page header's statistics
+  // (still checked to be a well-formed struct, left unset). Column readers
+  // never use them, and a BYTE_ARRAY column's min and max can be as large as
+  // its values (a postings code page carries two whole codes).
+  bool page_statistics = true;
 };
 
 // Decodes a FileMetaData that occupies exactly `bytes` (trailing bytes are
