@@ -27,6 +27,7 @@
 #                   FAISS_GENERIC_INDEXES (flat,sq8; Debian's build is slow)
 #   LANCEDB         1 (0 skips it); LANCEDB_TIMEOUT seconds for its index build (1800)
 #   KERNELS         1 (0 skips bench/ivf_kernels); KERNEL_SECONDS per measurement (0.3)
+#   BENCH_CPU       the CPU every measurement is pinned to (default: the last)
 #   VIGILO_DATA_DIR, VIGILO_BENCH_CACHE (builds: $VIGILO_BENCH_CACHE/ivf-query/),
 #   JOBS            the FAISS source build's parallelism (bench/faiss/setup.sh)
 #   RESULTS_FROM    a folder of saved results: skip every measurement and only
@@ -37,7 +38,10 @@
 # Every system runs on one thread: vigilo's query core is single-threaded;
 # FAISS omp_set_num_threads(1) and vigilo both with OPENBLAS_NUM_THREADS=1 (vigilo links OpenBLAS for
 # k-means only; idle OpenBLAS threads would otherwise spin); LanceDB's searches
-# are pinned to one CPU with taskset (its runtime is threaded). Each nprobe
+# are threaded too. Every measurement runs pinned to the same CPU (taskset -c
+# BENCH_CPU, default the last one): on this VM CPU 0 runs ~25% slower than
+# CPU 1 for every system alike (it takes the interrupts), so an unpinned run
+# compares whichever CPU each process happened to land on. Each nprobe
 # starts with 100 untimed warm-up queries. Index builds are cached (vigilo by
 # its binary's hash, LanceDB by its parameters) and not timed here; FAISS
 # trains and adds in its process (seconds).
@@ -60,6 +64,8 @@ use_lancedb=${LANCEDB:-1}
 lancedb_timeout=${LANCEDB_TIMEOUT:-1800}
 use_kernels=${KERNELS:-1}
 kernel_seconds=${KERNEL_SECONDS:-0.3}
+bench_cpu=${BENCH_CPU:-$(( $(nproc) - 1 ))}
+pin=(taskset -c "$bench_cpu")
 data=${VIGILO_DATA_DIR:-$HOME/.cache/vigilo/data}
 cache=${VIGILO_BENCH_CACHE:-$HOME/.cache/vigilo/bench}
 log() { echo "ivf_query.sh: $*" >&2; }
@@ -163,9 +169,9 @@ for ds in $datasets; do
       continue
     fi
     log "$ds: vigilo index eval $enc, one at a time ($one queries) and batched ($nq)"
-    OPENBLAS_NUM_THREADS=1 "$vigilo" index eval "$pub/manifest.json" --queries "$tmp/$ds-q-one.fvecs" --ground-truth "$tmp/$ds-gt-one.ivecs" \
+    OPENBLAS_NUM_THREADS=1 "${pin[@]}" "$vigilo" index eval "$pub/manifest.json" --queries "$tmp/$ds-q-one.fvecs" --ground-truth "$tmp/$ds-gt-one.ivecs" \
       --k 10 --nprobe "$nprobes" --batch 1 --json >"$tmp/one.jsonl"
-    OPENBLAS_NUM_THREADS=1 "$vigilo" index eval "$pub/manifest.json" --queries "$queries" --ground-truth "$gt" \
+    OPENBLAS_NUM_THREADS=1 "${pin[@]}" "$vigilo" index eval "$pub/manifest.json" --queries "$queries" --ground-truth "$gt" \
       --k 10 --nprobe "$nprobes" --batch 0 --json >"$tmp/batch.jsonl"
     jq -c -s --arg s "$series" --arg e "${enc^^}" --slurpfile one "$tmp/one.jsonl" '
       .[] as $b | ($one[] | select(.nprobe == $b.nprobe)) as $o |
@@ -181,7 +187,7 @@ for ds in $datasets; do
     [[ -n $indexes ]] || continue
     log "$ds: FAISS $flavour ($indexes), train + add + search"
     faiss_metric=$metric
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "${faiss_bin[$flavour]}" "$base" "$queries" "$gt" --nlist "$nlist" \
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "${pin[@]}" "${faiss_bin[$flavour]}" "$base" "$queries" "$gt" --nlist "$nlist" \
       --metric "$faiss_metric" --sample "$sample" --iterations "$iterations" --seed "$seed" --k 10 \
       --indexes "$indexes" --pq-m $(( d / 2 )) --nprobe "$nprobes" --one-queries "$one" >"$tmp/faiss.jsonl" 2>"$tmp/faiss.err" ||
       { tail -c 2000 "$tmp/faiss.err" >&2; bench_die "FAISS $flavour failed"; }
@@ -216,8 +222,8 @@ for ds in $datasets; do
       jq -c --arg s "$series" '{type:"info", series:$s, system:"lancedb", code_bytes:.code_size,
         note:("IVF_PQ \(.numPartitions) partitions, \(.numSubVectors) × \(.numBits) bits; index build \(.index_seconds | floor) s")}' \
         "$db/done.json" >>"$out"
-      log "$ds: LanceDB search (taskset -c 0)"
-      if LANCEDB_LOG=error taskset -c 0 node "$root/bench/lancedb/ivf_pq.cjs" search --modules "$lancedb_modules" --db "$db" \
+      log "$ds: LanceDB search (taskset -c $bench_cpu)"
+      if LANCEDB_LOG=error "${pin[@]}" node "$root/bench/lancedb/ivf_pq.cjs" search --modules "$lancedb_modules" --db "$db" \
         --queries "$queries" --gt "$gt" --metric "$lmetric" --k 10 --nprobe "$nprobes" --one-queries "$one" \
         >"$tmp/lance.jsonl" 2>"$tmp/lance.err"; then
         jq -c --arg s "$series" '{series:$s, system:"lancedb", index:"IVF_PQ", nprobe, recall, recall_one, qps_one,
@@ -265,7 +271,7 @@ if [[ $use_kernels == 1 && -z $results_from ]]; then
   fi
   if [[ -n $kbin ]]; then
     log "ivf_kernels $kernel_seconds"
-    "$kbin" "$kernel_seconds" >"$kernels_md" || : >"$kernels_md"
+    "${pin[@]}" "$kbin" "$kernel_seconds" >"$kernels_md" || : >"$kernels_md"
   fi
 fi
 if [[ -z $results_from ]]; then
@@ -401,8 +407,9 @@ the same code bytes as FAISS's PQ; sampleRate 256, maxIterations $iterations), s
 ground truth (bench/data/prepare.sh: held-out queries, top-100 ids). Cosine: FAISS normalises base and queries and
 uses inner product (spherical k-means); LanceDB distanceType cosine.
 
-Single thread throughout: vigilo's query core; FAISS \`omp_set_num_threads(1)\`, OpenBLAS 1 thread; LanceDB's
-searches pinned to one CPU (\`taskset -c 0\`). *One at a time*: each query is its own call, in turn (vigilo
+Single thread throughout: vigilo's query core; FAISS \`omp_set_num_threads(1)\`, OpenBLAS 1 thread (vigilo too);
+LanceDB's searches on one CPU. Every measurement is pinned to the same CPU (\`taskset -c $bench_cpu\`; on this VM CPU 0
+is ~25% slower than CPU 1 for every system, so unpinned runs compare CPUs, not systems). *One at a time*: each query is its own call, in turn (vigilo
 \`--batch 1\`; FAISS \`search(n = 1)\`; LanceDB one awaited \`vectorSearch\` per query, Node included), over the
 first $one_queries queries; *batched*: every query in one call (vigilo \`--batch 0\`; FAISS one \`search\`; LanceDB
 one query with \`addQueryVector\` for each vector). Each nprobe starts with 100 untimed queries; recall@10 =

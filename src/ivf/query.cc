@@ -392,12 +392,22 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::map<uint32_t, std::vector<std::pair<uint32_t, size_t>>> probing;  // cid → (query, index into prepared)
   {
     std::vector<std::span<const float>> centroids;
+    // The probed centroids decoded again from their codes (exactly
+    // DecodeLvq's floats): a quarter of the bytes of the cached decoded rows,
+    // and the codes were just ranked, so they are still in cache.
+    std::vector<float> decoded;
     size_t at = 0;
     for (uint32_t q = 0; q < probes_.size(); ++q) {
       centroids.clear();
+      if (prepared_up_front) decoded.resize(probes_[q].size() * d);
       for (uint32_t cid : probes_[q]) {
         probing[cid].emplace_back(q, at + centroids.size());
-        centroids.emplace_back(reader_.centroids_.data() + size_t{cid} * d, d);
+        if (!prepared_up_front) continue;
+        std::span<float> row(decoded.data() + centroids.size() * d, d);
+        VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8,
+                                         LvqParams{reader_.centroid_offsets_[cid], reader_.centroid_scales_[cid]},
+                                         std::span<const uint8_t>(reader_.centroid_codes_.data() + size_t{cid} * d, d), row));
+        centroids.emplace_back(row);
       }
       if (prepared_up_front) {
         VIGILO_RETURN_IF_ERROR(PrepareLists(m.index.metric, m.index.encoding, queries_[q], centroids,
