@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <functional>
-#include <map>
 #include <string>
 
 #include "vigilo/cases/dataset_reader.h"
@@ -15,6 +14,7 @@
 #include "vigilo/cases/ordinal_index.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "store_test_support.h"
 #include "writer_test_support.h"
 
 namespace vigilo::cases {
@@ -28,29 +28,7 @@ std::string CaseJson(int i) {
   return std::string(R"({"id":")") + id + R"(","input":{"prompt":"question )" + std::to_string(i) + R"("}})";
 }
 
-struct Store {
-  std::map<std::string, std::string> objects;
-  int fetches = 0;
-  ObjectSink Sink() {
-    return [this](const std::string& key, StorageFormat schema, std::string bytes) -> Result<ObjectRef> {
-      ObjectRef ref = ObjectRef::ForBytes("mem", key, schema, bytes);
-      if (!objects.emplace(key, std::move(bytes)).second) return AlreadyExists(key);
-      return ref;
-    };
-  }
-  ObjectBytesFetch Fetch() {
-    return [this](const ObjectRef& ref, uint64_t) -> Result<std::string> {
-      ++fetches;
-      auto it = objects.find(ref.key);
-      if (it == objects.end()) return NotFound("no object").WithPath(ref.key);
-      return it->second;
-    };
-  }
-  ObjectRef Put(const std::string& key, StorageFormat schema, std::string bytes) {
-    objects[key] = bytes;
-    return ObjectRef::ForBytes("mem", key, schema, bytes);
-  }
-};
+using test::TestStore;
 
 ::testing::AssertionResult Fails(const Status& s, StatusCode code, std::string_view path, std::string_view fragment) {
   if (s.ok()) return ::testing::AssertionFailure() << "expected " << StatusCodeName(code) << ", got ok";
@@ -79,7 +57,7 @@ class ChecklistDatasetTest : public testing::Test {
   }
   Status Read(const BudgetConfig& budget = BudgetConfig::Defaults()) {
     store_.fetches = 0;
-    return ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch()).status();
+    return ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.BytesFetch()).status();
   }
   void RewriteManifest(const std::function<void(DatasetManifest&)>& edit) {
     DatasetManifest m = written_.manifest;
@@ -89,7 +67,7 @@ class ChecklistDatasetTest : public testing::Test {
                                        *json::ToCanonical(m.ToJson()));
   }
   OrdinalIndexPage RootPage() {
-    auto page = OrdinalIndexPage::FromJson(J(store_.objects.at(written_.manifest.batches.object.key)));
+    auto page = OrdinalIndexPage::FromJson(J(store_.Object(written_.manifest.batches.object.key)));
     EXPECT_TRUE(page.ok());
     return *page;
   }
@@ -99,7 +77,7 @@ class ChecklistDatasetTest : public testing::Test {
                                *json::ToCanonical(page.ToJson()));
     RewriteManifest([&](DatasetManifest& m) { m.batches.object = ref; });
   }
-  Store store_;
+  TestStore store_;
   WrittenDataset written_;
 };
 
@@ -201,7 +179,7 @@ TEST_F(ChecklistDatasetTest, TheIndexWalkChecksKindLevelRangeAndDepth) {
 // V-REF-10 (positive): "An upload attempt ID and generation identify staging
 // ownership ... they do not change logical dataset identity".
 TEST(ChecklistAttemptTest, AttemptPrefixesDoNotChangeIdentity) {
-  auto write = [](Store& store, const std::string& prefix) -> Result<WrittenDataset> {
+  auto write = [](TestStore& store, const std::string& prefix) -> Result<WrittenDataset> {
     VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf,
                             DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","cases":[]})")));
     VIGILO_ASSIGN_OR_RETURN(DatasetWriter w, DatasetWriter::Start(sf, WriterBudget(BatchLimits{4, 1 << 20}, IndexLimits{}), TestScratchDir(), prefix,
@@ -209,7 +187,7 @@ TEST(ChecklistAttemptTest, AttemptPrefixesDoNotChangeIdentity) {
     for (int i = 0; i < 6; ++i) VIGILO_RETURN_IF_ERROR(w.AddCase(J(CaseJson(i))));
     return w.Finish();
   };
-  Store a, b;
+  TestStore a, b;
   Uuid attempt1 = *Uuid::Parse("00000000-0000-4000-8000-0000000000a1");
   Uuid attempt2 = *Uuid::Parse("00000000-0000-4000-8000-0000000000a2");
   EXPECT_EQ(DatasetAttemptPrefix("geo", attempt1, 1), "datasets/geo/attempts/00000000-0000-4000-8000-0000000000a1/g1/");
@@ -231,8 +209,8 @@ TEST_F(ChecklistDatasetTest, RepeatedIdsAreRefusedBeforeTheManifestIsWritten) {
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(writer->AddCase(J(CaseJson(i == 7 ? 2 : i))).ok());
   EXPECT_TRUE(Fails(writer->Finish().status(), StatusCode::kInvalidFormat, "$.cases[7].id",
                     "at ordinal 7 repeats the id of ordinal 2 (1 case repeats an earlier id)"));
-  EXPECT_EQ(store_.objects.count("p/manifest.json"), 0u);
-  EXPECT_EQ(store_.objects.count("p/source-fields.json"), 0u);
+  EXPECT_FALSE(store_.Has("p/manifest.json"));
+  EXPECT_FALSE(store_.Has("p/source-fields.json"));
 }
 
 // V-DM-10 (publication verification): a dataset packed by hand, bypassing
@@ -284,7 +262,7 @@ TEST_F(ChecklistDatasetTest, TheWriterRefusesOversizedSourceFieldsBeforeAnyBatch
   budget.source_fields_max_bytes = 256;
   auto writer = DatasetWriter::Start(*sf, budget, TestScratchDir(), "p/", store_.Sink());
   EXPECT_TRUE(Fails(writer.status(), StatusCode::kLimitExceeded, "$.fields", "the limit is 256"));
-  EXPECT_TRUE(store_.objects.empty());
+  EXPECT_EQ(store_.memory.object_count(), 0u);
 }
 
 // V-SF-08 (streaming pass one): the top-level fields are bounded together,
@@ -309,7 +287,7 @@ TEST_F(ChecklistDatasetTest, AnEmptyDatasetIsNotPublished) {
   auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{}, IndexLimits{}), TestScratchDir(), "p/", store_.Sink());
   ASSERT_TRUE(writer.ok());
   EXPECT_TRUE(Fails(writer->Finish().status(), StatusCode::kInvalidFormat, "$.cases", "at least one case"));
-  EXPECT_TRUE(store_.objects.empty());
+  EXPECT_EQ(store_.memory.object_count(), 0u);
   // A writer refuses a batching policy outside the override ceilings (the
   // budget is validated before anything else).
   EXPECT_TRUE(Fails(DatasetWriter::Start(*sf, WriterBudget(BatchLimits{65537, 1 << 20}, IndexLimits{}), TestScratchDir(), "p/", store_.Sink()).status(),

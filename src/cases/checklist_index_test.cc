@@ -12,7 +12,7 @@ namespace {
 
 using runs_test::IsError;
 using runs_test::J;
-using runs_test::MemoryStore;
+using test::TestStore;
 using runs_test::With;
 
 ::testing::AssertionResult Fails(const Status& s, StatusCode code, std::string_view path, std::string_view fragment) {
@@ -174,7 +174,7 @@ TEST(ChecklistIndexPageTest, CheckChildNamesEachMismatch) {
 }
 
 // Builds a two-level tree (3 entries per page) in `store`; returns its root.
-IndexRootDescriptor TwoLevels(MemoryStore& store) {
+IndexRootDescriptor TwoLevels(TestStore& store) {
   IndexLimits limits;
   limits.max_entries = 3;
   OrdinalIndexBuilder builder(IndexKind::kDatasetBatches, "idx/", limits, store.Sink());
@@ -187,7 +187,7 @@ IndexRootDescriptor TwoLevels(MemoryStore& store) {
 
 // V-IDX-11: "Cycles, overlap, gaps, invalid level transitions, and excessive depth fail closed".
 TEST(ChecklistIndexLookupTest, InvalidLevelTransitionsFailClosed) {
-  MemoryStore store;
+  TestStore store;
   IndexRootDescriptor root = TwoLevels(store);
   ASSERT_TRUE(LookupOrdinal(root, IndexKind::kDatasetBatches, 35, {}, store.Fetch()).ok());
   // The root descriptor names a level the page does not have.
@@ -231,7 +231,7 @@ TEST(ChecklistIndexLookupTest, InvalidLevelTransitionsFailClosed) {
 // V-IDX-09: "each index descriptor must fit its page": one entry that cannot
 // fit an otherwise empty page fails instead of producing an oversized page.
 TEST(ChecklistIndexBuilderTest, AnEntryThatCannotFitAPageFails) {
-  MemoryStore store;
+  TestStore store;
   IndexLimits limits;
   limits.max_page_bytes = 256;
   OrdinalIndexBuilder builder(IndexKind::kDatasetBatches, "idx/", limits, store.Sink());

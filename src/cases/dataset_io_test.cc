@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "vigilo/json/canonical.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "store_test_support.h"
 #include "writer_test_support.h"
 
 namespace vigilo::cases {
@@ -30,36 +30,11 @@ std::string CaseJson(int i) {
          R"("},"tags":["t)" + std::to_string(i % 3) + R"(","all"]})";
 }
 
-struct MemoryStore {
-  std::map<std::string, std::string> objects;
-  int fetches = 0;
-
-  ObjectSink Sink() {
-    return [this](const std::string& key, StorageFormat schema, std::string bytes) -> Result<ObjectRef> {
-      ObjectRef ref = ObjectRef::ForBytes("mem", key, schema, bytes);
-      if (!objects.emplace(key, std::move(bytes)).second) return AlreadyExists(key);
-      return ref;
-    };
-  }
-  ObjectBytesFetch Fetch() {
-    return [this](const ObjectRef& ref, uint64_t max_bytes) -> Result<std::string> {
-      ++fetches;
-      auto it = objects.find(ref.key);
-      if (it == objects.end()) return NotFound("no object").WithPath(ref.key);
-      if (it->second.size() > max_bytes) return LimitExceeded("too large").WithPath(ref.key);
-      return it->second;
-    };
-  }
-  // Replaces an object with new bytes and returns its new reference.
-  ObjectRef Put(const ObjectRef& old, std::string bytes) {
-    objects[old.key] = bytes;
-    return ObjectRef::ForBytes(old.storage_alias, old.key, old.schema, bytes);
-  }
-};
+using test::TestStore;
 
 constexpr std::string_view kFields = R"({"dataset_id":"geo","dataset_version":"v1","note":"x"})";
 
-Result<WrittenDataset> Write(MemoryStore& store, int n, BatchLimits batch, IndexLimits index = {}) {
+Result<WrittenDataset> Write(TestStore& store, int n, BatchLimits batch, IndexLimits index = {}) {
   VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf, DatasetSourceFields::FromDocument(J(kFields)));
   sf.cases_present = true;
   VIGILO_ASSIGN_OR_RETURN(DatasetWriter writer,
@@ -69,16 +44,16 @@ Result<WrittenDataset> Write(MemoryStore& store, int n, BatchLimits batch, Index
 }
 
 TEST(DatasetIoTest, RoundTripsEveryCaseInOrderAndRecomputesTheIdentities) {
-  MemoryStore store;
+  TestStore store;
   // 23 cases, 4 per batch, 3 entries per page: 6 batches, 2 leaf pages + 1 root page.
   auto written = Write(store, 23, BatchLimits{4, 1 << 20}, IndexLimits{3, 1 << 20, 8});
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   EXPECT_EQ(written->manifest.case_count, 23);
   EXPECT_EQ(written->manifest.batches.level, 1);
-  EXPECT_EQ(store.objects.size(), 6u + 3u + 2u);  // batches, pages, source fields + manifest
+  EXPECT_EQ(store.memory.object_count(), 6u + 3u + 2u);  // batches, pages, source fields + manifest
 
   std::vector<std::string> seen;
-  auto summary = ReadDataset(written->manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store.Fetch(),
+  auto summary = ReadDataset(written->manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store.BytesFetch(),
                              [&](const CaseRecord& r) -> Status {
                                EXPECT_EQ(r.case_ordinal, static_cast<int32_t>(seen.size()));
                                seen.push_back(*json::ToCanonical(r.source));
@@ -89,14 +64,14 @@ TEST(DatasetIoTest, RoundTripsEveryCaseInOrderAndRecomputesTheIdentities) {
   EXPECT_EQ(summary->index_page_count, 3u);
   EXPECT_EQ(summary->manifest.dataset_hash, written->manifest.dataset_hash);
   uint64_t total = 0;
-  for (const auto& [key, bytes] : store.objects) total += bytes.size();
+  for (const std::string& key : store.memory.Keys()) total += store.Object(key).size();
   EXPECT_EQ(summary->object_bytes, total);
   ASSERT_EQ(seen.size(), 23u);
   for (int i = 0; i < 23; ++i) EXPECT_EQ(seen[i], *json::Canonicalize(CaseJson(i))) << i;
 }
 
 TEST(DatasetIoTest, WriterRejectsAnInvalidCaseAndAnEmptyDataset) {
-  MemoryStore store;
+  TestStore store;
   auto sf = DatasetSourceFields::FromDocument(J(kFields));
   ASSERT_TRUE(sf.ok());
   sf->cases_present = true;
@@ -118,33 +93,37 @@ class DatasetTamperTest : public testing::Test {
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     written_ = *w;
   }
-  Status Read() { return ReadDataset(written_.manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store_.Fetch()).status(); }
+  Status Read() {
+    return ReadDataset(written_.manifest_ref, BudgetConfig::Defaults(), TestScratchDir(), store_.BytesFetch()).status();
+  }
   // Re-encodes the manifest after `edit` and points the root reference at it.
   void RewriteManifest(const std::function<void(DatasetManifest&)>& edit) {
     DatasetManifest m = written_.manifest;
     edit(m);
-    written_.manifest_ref = store_.Put(written_.manifest_ref, *json::ToCanonical(m.ToJson()));
+    written_.manifest_ref =
+        store_.Put(written_.manifest_ref.key, StorageFormat::kDatasetManifest, *json::ToCanonical(m.ToJson()));
   }
   std::string BatchKey(size_t i) { return FirstPageEntries().at(i).object.key; }
   std::vector<IndexEntry> FirstPageEntries() {
-    auto page = OrdinalIndexPage::FromJson(J(store_.objects.at(written_.manifest.batches.object.key)));
+    auto page = OrdinalIndexPage::FromJson(J(store_.Object(written_.manifest.batches.object.key)));
     EXPECT_TRUE(page.ok());
     return page->entries;
   }
-  MemoryStore store_;
+  TestStore store_;
   WrittenDataset written_;
 };
 
 TEST_F(DatasetTamperTest, AChangedBatchByteIsAnIntegrityError) {
-  std::string& bytes = store_.objects.at(BatchKey(1));
+  std::string bytes = store_.Object(BatchKey(1));
   bytes[bytes.size() / 2] ^= 1;
+  store_.memory.Overwrite(BatchKey(1), bytes);
   Status s = Read();
   EXPECT_EQ(s.code(), StatusCode::kIntegrityError) << s.ToString();
   EXPECT_EQ(s.path(), BatchKey(1));
 }
 
 TEST_F(DatasetTamperTest, AMissingObjectIsNotFound) {
-  store_.objects.erase(written_.manifest.source_fields.key);
+  ASSERT_TRUE(store_.memory.Delete(written_.manifest.source_fields.key).ok());
   EXPECT_EQ(Read().code(), StatusCode::kNotFound);
 }
 
@@ -166,7 +145,8 @@ TEST_F(DatasetTamperTest, SourceFieldsOfAnotherVersionAreInvalid) {
   auto sf = DatasetSourceFields::FromDocument(J(R"({"dataset_id":"geo","dataset_version":"v2","note":"x"})"));
   ASSERT_TRUE(sf.ok());
   sf->cases_present = true;
-  ObjectRef moved = store_.Put(written_.manifest.source_fields, *json::ToCanonical(sf->ToJson()));
+  ObjectRef moved = store_.Put(written_.manifest.source_fields.key, StorageFormat::kDatasetSourceFields,
+                               *json::ToCanonical(sf->ToJson()));
   RewriteManifest([&](DatasetManifest& m) { m.source_fields = moved; });
   Status s = Read();
   EXPECT_EQ(s.code(), StatusCode::kInvalidFormat) << s.ToString();
@@ -176,7 +156,8 @@ TEST_F(DatasetTamperTest, SourceFieldsOfAnotherVersionAreInvalid) {
 TEST_F(DatasetTamperTest, SourceFieldsWithoutCasesAreInvalid) {
   auto sf = DatasetSourceFields::FromDocument(J(kFields));
   ASSERT_TRUE(sf.ok());
-  ObjectRef moved = store_.Put(written_.manifest.source_fields, *json::ToCanonical(sf->ToJson()));
+  ObjectRef moved = store_.Put(written_.manifest.source_fields.key, StorageFormat::kDatasetSourceFields,
+                               *json::ToCanonical(sf->ToJson()));
   RewriteManifest([&](DatasetManifest& m) { m.source_fields = moved; });
   EXPECT_EQ(Read().code(), StatusCode::kInvalidFormat);
 }
@@ -192,7 +173,8 @@ TEST_F(DatasetTamperTest, ABatchUnderAnotherEntryIsInvalid) {
   page.range_end = 10;
   page.entries = entries;
   page.entries[1].object = entries[2].object;
-  ObjectRef moved = store_.Put(written_.manifest.batches.object, *json::ToCanonical(page.ToJson()));
+  ObjectRef moved = store_.Put(written_.manifest.batches.object.key, StorageFormat::kOrdinalIndex,
+                               *json::ToCanonical(page.ToJson()));
   RewriteManifest([&](DatasetManifest& m) { m.batches.object = moved; });
   Status s = Read();
   EXPECT_EQ(s.code(), StatusCode::kInvalidFormat) << s.ToString();
@@ -203,7 +185,7 @@ TEST_F(DatasetTamperTest, AnOversizedRootIsRefusedBeforeAnyFetch) {
   BudgetConfig budget;
   budget.root_manifest_max_bytes = 256;  // the manifest is larger
   ASSERT_GT(written_.manifest_ref.byte_count, 256u);
-  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch());
+  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.BytesFetch());
   EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
   EXPECT_EQ(store_.fetches, 0);
 }
@@ -212,14 +194,14 @@ TEST_F(DatasetTamperTest, ABatchPolicyBeyondTheBudgetIsRefused) {
   RewriteManifest([](DatasetManifest& m) { m.batch_limits.max_bytes = 64u << 20; });
   BudgetConfig budget;
   budget.staging_spool_bytes = 32u << 20;  // a 64 MiB batch cannot be staged
-  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.Fetch());
+  auto r = ReadDataset(written_.manifest_ref, budget, TestScratchDir(), store_.BytesFetch());
   EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
 }
 
 TEST_F(DatasetTamperTest, TheRootMustBeAManifestReference) {
   ObjectRef wrong = written_.manifest_ref;
   wrong.schema = StorageFormat::kOrdinalIndex;
-  auto r = ReadDataset(wrong, BudgetConfig::Defaults(), TestScratchDir(), store_.Fetch());
+  auto r = ReadDataset(wrong, BudgetConfig::Defaults(), TestScratchDir(), store_.BytesFetch());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
 }
 

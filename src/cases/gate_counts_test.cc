@@ -10,7 +10,7 @@ namespace {
 using runs_test::Canon;
 using runs_test::IsError;
 using runs_test::J;
-using runs_test::MemoryStore;
+using test::TestStore;
 using runs_test::With;
 
 GateCountPage SamplePage() {
@@ -143,14 +143,14 @@ TEST(GateCountDescriptorTest, FirstIsNullExactlyForZeroEntriesAndPages) {
 }
 
 // Builds a chain for shard 3 (case_count 100) and returns its descriptor.
-GateCountDescriptor Build(MemoryStore& store, const std::vector<GateCountEntry>& entries, RunPlanLimits limits = {}) {
+GateCountDescriptor Build(TestStore& store, const std::vector<GateCountEntry>& entries, RunPlanLimits limits = {}) {
   auto d = BuildGateCountChain(3, 100, entries, "runs/r/gates/003/", limits, store.Sink());
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   return d.ok() ? *d : GateCountDescriptor{};
 }
 
 TEST(GateCountChainTest, BuildsPagesByEntryCountAndValidates) {
-  MemoryStore store;
+  TestStore store;
   RunPlanLimits limits;
   limits.max_page_entries = 3;
   std::vector<GateCountEntry> gates = Gates(10);
@@ -160,7 +160,7 @@ TEST(GateCountChainTest, BuildsPagesByEntryCountAndValidates) {
   EXPECT_EQ(store.writes, 4);
   // Written last page first: 000000 is the chain's tail, the first page holds the remainder.
   EXPECT_EQ(d.first->key, "runs/r/gates/003/000003.json");
-  auto tail = GateCountPage::Decode(*d.first->Verify(store.objects[d.first->key], 1 << 20));
+  auto tail = GateCountPage::Decode(*d.first->Verify(store.Object(d.first->key), 1 << 20));
   ASSERT_TRUE(tail.ok());
   EXPECT_EQ(tail->entries.size(), 1u);
   std::vector<GateCountEntry> seen;
@@ -175,14 +175,15 @@ TEST(GateCountChainTest, BuildsPagesByEntryCountAndValidates) {
 }
 
 TEST(GateCountChainTest, SplitsOnEncodedBytesToo) {
-  MemoryStore store;
+  TestStore store;
   RunPlanLimits limits;
   limits.max_page_bytes = 400;
   std::vector<GateCountEntry> gates = Gates(40);
   GateCountDescriptor d = Build(store, gates, limits);
   EXPECT_GT(d.page_count, 3);
   size_t full_pages = 0;
-  for (const auto& [key, bytes] : store.objects) {
+  for (const std::string& key : store.memory.Keys()) {
+    std::string bytes = store.Object(key);
     EXPECT_LE(bytes.size(), 400u) << key;
     if (bytes.size() + 40 > 400) ++full_pages;  // one more ~37-byte entry would not fit
   }
@@ -191,7 +192,7 @@ TEST(GateCountChainTest, SplitsOnEncodedBytesToo) {
 }
 
 TEST(GateCountChainTest, EmptyChainWritesNothing) {
-  MemoryStore store;
+  TestStore store;
   GateCountDescriptor d = Build(store, {});
   EXPECT_EQ(d, (GateCountDescriptor{std::nullopt, 0, 0}));
   EXPECT_EQ(store.writes, 0);
@@ -199,7 +200,7 @@ TEST(GateCountChainTest, EmptyChainWritesNothing) {
 }
 
 TEST(GateCountChainTest, BuilderRejectsBadInput) {
-  MemoryStore store;
+  TestStore store;
   auto start = [&](RunPlanLimits limits = {}) {
     return GateCountChainBuilder::Start(3, 10, "g/", limits, store.Sink());
   };
@@ -225,7 +226,7 @@ TEST(GateCountChainTest, BuilderRejectsBadInput) {
 }
 
 TEST(GateCountChainTest, DescriptorTotalsMustMatchTheChain) {
-  MemoryStore store;
+  TestStore store;
   RunPlanLimits limits;
   limits.max_page_entries = 3;
   GateCountDescriptor d = Build(store, Gates(9), limits);  // 3 full pages
@@ -251,7 +252,7 @@ TEST(GateCountChainTest, DescriptorTotalsMustMatchTheChain) {
 }
 
 // Writes pages by hand, last first, and returns the descriptor of the chain.
-GateCountDescriptor Chain(MemoryStore& store, int32_t shard, const std::vector<std::vector<GateCountEntry>>& pages) {
+GateCountDescriptor Chain(TestStore& store, int32_t shard, const std::vector<std::vector<GateCountEntry>>& pages) {
   std::optional<ObjectRef> next;
   int32_t entries = 0;
   for (size_t i = pages.size(); i-- > 0;) {
@@ -266,7 +267,7 @@ GateCountDescriptor Chain(MemoryStore& store, int32_t shard, const std::vector<s
 }
 
 TEST(GateCountChainTest, OrderIsStrictAcrossPages) {
-  MemoryStore store;
+  TestStore store;
   GateCountChainValidator validator({}, store.Fetch());
   EXPECT_TRUE(validator.Validate(3, 100, Chain(store, 3, {{{"a", 1}, {"b", 1}}, {{"c", 1}}})).ok());
   EXPECT_TRUE(IsError(validator.Validate(3, 100, Chain(store, 3, {{{"b", 1}, {"c", 1}}, {{"a", 1}}})),
@@ -276,7 +277,7 @@ TEST(GateCountChainTest, OrderIsStrictAcrossPages) {
 }
 
 TEST(GateCountChainTest, PagesBelongToTheShardAndRespectItsCaseCount) {
-  MemoryStore store;
+  TestStore store;
   GateCountChainValidator validator({}, store.Fetch());
   EXPECT_TRUE(IsError(validator.Validate(3, 100, Chain(store, 4, {{{"a", 1}}})), StatusCode::kInvalidFormat,
                       "g/p0.json: $.run_shard"));
@@ -287,20 +288,21 @@ TEST(GateCountChainTest, PagesBelongToTheShardAndRespectItsCaseCount) {
 }
 
 TEST(GateCountChainTest, FailsClosedOnFetchAndIntegrityProblems) {
-  MemoryStore store;
+  TestStore store;
   GateCountDescriptor d = Chain(store, 3, {{{"a", 1}}, {{"b", 2}}});
   // Tampered bytes: the fetch's verification refuses them.
-  std::string original = store.objects["g/p1.json"];
-  store.objects["g/p1.json"][5] = store.objects["g/p1.json"][5] == 'x' ? 'y' : 'x';
+  std::string original = store.Object("g/p1.json");
+  std::string tampered = original;
+  tampered[5] = tampered[5] == 'x' ? 'y' : 'x';
+  store.memory.Overwrite("g/p1.json", tampered);
   EXPECT_EQ(GateCountChainValidator({}, store.Fetch()).Validate(3, 100, d).code(), StatusCode::kIntegrityError);
-  store.objects["g/p1.json"] = original;
   // A missing page.
-  store.objects.erase("g/p1.json");
+  ASSERT_TRUE(store.memory.Delete("g/p1.json").ok());
   EXPECT_EQ(GateCountChainValidator({}, store.Fetch()).Validate(3, 100, d).code(), StatusCode::kNotFound);
-  store.objects["g/p1.json"] = original;
+  store.memory.Overwrite("g/p1.json", original);
   // A fetch that returns some other verified object.
   ObjectRef other = store.Put("g/other.json", StorageFormat::kGateCounts, "{}");
-  ObjectFetch liar = [&](const ObjectRef&) { return other.Verify(store.objects["g/other.json"], 1 << 20); };
+  ObjectFetch liar = [&](const ObjectRef&) { return other.Verify(store.Object("g/other.json"), 1 << 20); };
   EXPECT_TRUE(IsError(GateCountChainValidator({}, liar).Validate(3, 100, d), StatusCode::kIntegrityError, d.first->key));
   // A reference larger than the page budget is refused before fetching.
   RunPlanLimits small;

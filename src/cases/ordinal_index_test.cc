@@ -2,33 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
+#include <string>
 
+#include "store_test_support.h"
 #include "vigilo/json/parse.h"
 
 namespace vigilo::cases {
 namespace {
 
-// An in-memory object store: key -> bytes, references verified on fetch.
-struct MemoryStore {
-  std::map<std::string, std::string> objects;
-  int writes = 0;
-  ObjectSink Sink() {
-    return [this](const std::string& key, StorageFormat schema, std::string bytes) -> Result<ObjectRef> {
-      ++writes;
-      ObjectRef ref = ObjectRef::ForBytes("mem", key, schema, bytes);
-      objects[key] = std::move(bytes);
-      return ref;
-    };
-  }
-  ObjectFetch Fetch() {
-    return [this](const ObjectRef& ref) -> Result<VerifiedObject> {
-      auto it = objects.find(ref.key);
-      if (it == objects.end()) return NotFound(ref.key);
-      return ref.Verify(it->second, 1 << 20);
-    };
-  }
-};
+using test::TestStore;
 
 IndexEntry Leaf(int32_t start, int32_t end) {
   return IndexEntry{start, end,
@@ -36,14 +18,14 @@ IndexEntry Leaf(int32_t start, int32_t end) {
                                         "batch " + std::to_string(start))};
 }
 
-Result<IndexRootDescriptor> BuildTree(MemoryStore& store, int leaves, IndexLimits limits, int width = 100) {
+Result<IndexRootDescriptor> BuildTree(TestStore& store, int leaves, IndexLimits limits, int width = 100) {
   OrdinalIndexBuilder builder(IndexKind::kDatasetBatches, "idx/", limits, store.Sink());
   for (int i = 0; i < leaves; ++i) VIGILO_RETURN_IF_ERROR(builder.Add(Leaf(i * width, (i + 1) * width)));
   return builder.Finish();
 }
 
 TEST(OrdinalIndexTest, OneLeafPageForFewBatches) {
-  MemoryStore store;
+  TestStore store;
   auto root = BuildTree(store, 3, {});
   ASSERT_TRUE(root.ok()) << root.status().ToString();
   EXPECT_EQ(root->level, 0);
@@ -54,33 +36,33 @@ TEST(OrdinalIndexTest, OneLeafPageForFewBatches) {
 }
 
 TEST(OrdinalIndexTest, SeedExample1000BatchesNeedFourLeavesAndOneParent) {
-  MemoryStore store;
+  TestStore store;
   auto root = BuildTree(store, 1000, {});
   ASSERT_TRUE(root.ok()) << root.status().ToString();
   EXPECT_EQ(root->level, 1);
   EXPECT_EQ(store.writes, 5);  // 256+256+256+232 leaves, one parent
   EXPECT_EQ(root->range_end, 100000);
   for (int32_t ordinal : {0, 99, 100, 25599, 25600, 99999}) {
-    auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, ordinal, {}, store.Fetch());
+    auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, ordinal, {}, store.Fetch(1 << 20));
     ASSERT_TRUE(leaf.ok()) << ordinal << ": " << leaf.status().ToString();
     EXPECT_LE(leaf->range_start, ordinal);
     EXPECT_GT(leaf->range_end, ordinal);
     EXPECT_EQ(leaf->range_start, ordinal / 100 * 100);
   }
-  EXPECT_EQ(LookupOrdinal(*root, IndexKind::kDatasetBatches, 100000, {}, store.Fetch()).status().code(),
+  EXPECT_EQ(LookupOrdinal(*root, IndexKind::kDatasetBatches, 100000, {}, store.Fetch(1 << 20)).status().code(),
             StatusCode::kNotFound);
-  EXPECT_EQ(LookupOrdinal(*root, IndexKind::kRunChunks, 5, {}, store.Fetch()).status().code(),
+  EXPECT_EQ(LookupOrdinal(*root, IndexKind::kRunChunks, 5, {}, store.Fetch(1 << 20)).status().code(),
             StatusCode::kInvalidFormat);
 }
 
 TEST(OrdinalIndexTest, LookupRefusesAnOversizedPageBeforeFetching) {
-  MemoryStore store;
+  TestStore store;
   auto root = BuildTree(store, 3, {});
   ASSERT_TRUE(root.ok());
   int fetches = 0;
   ObjectFetch counting = [&](const ObjectRef& ref) {
     ++fetches;
-    return store.Fetch()(ref);
+    return store.Fetch(1 << 20)(ref);
   };
   IndexLimits small;
   small.max_page_bytes = root->object.byte_count - 1;
@@ -91,43 +73,43 @@ TEST(OrdinalIndexTest, LookupRefusesAnOversizedPageBeforeFetching) {
 }
 
 TEST(OrdinalIndexTest, LookupRefusesBytesVerifiedAgainstAnotherReference) {
-  MemoryStore store;
+  TestStore store;
   auto root = BuildTree(store, 3, {});
   auto other = BuildTree(store, 4, {});  // another valid page under another key
   ASSERT_TRUE(root.ok() && other.ok());
-  ObjectFetch swapping = [&](const ObjectRef&) { return store.Fetch()(other->object); };
+  ObjectFetch swapping = [&](const ObjectRef&) { return store.Fetch(1 << 20)(other->object); };
   auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, 5, {}, swapping);
   EXPECT_EQ(leaf.status().code(), StatusCode::kIntegrityError) << leaf.status().ToString();
   EXPECT_EQ(leaf.status().path(), root->object.key);
 }
 
 TEST(OrdinalIndexTest, SplitsOnEncodedBytesToo) {
-  MemoryStore store;
+  TestStore store;
   IndexLimits limits;
   limits.max_page_bytes = 1500;  // about three entries
   auto root = BuildTree(store, 10, limits);
   ASSERT_TRUE(root.ok()) << root.status().ToString();
-  for (const auto& [key, bytes] : store.objects) EXPECT_LE(bytes.size(), 1500u) << key;
+  for (const std::string& key : store.memory.Keys()) EXPECT_LE(store.Object(key).size(), 1500u) << key;
   EXPECT_GE(root->level, 1);
-  auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, 950, limits, store.Fetch());
+  auto leaf = LookupOrdinal(*root, IndexKind::kDatasetBatches, 950, limits, store.Fetch(1 << 20));
   ASSERT_TRUE(leaf.ok()) << leaf.status().ToString();
   EXPECT_EQ(leaf->range_start, 900);
 }
 
 TEST(OrdinalIndexTest, RefusesToExceedTheHeightLimit) {
-  MemoryStore store;
+  TestStore store;
   IndexLimits limits;
   limits.max_entries = 2;
   limits.max_height = 3;  // at most 2^3 = 8 leaves
   EXPECT_TRUE(BuildTree(store, 8, limits).ok());
-  MemoryStore store2;
+  TestStore store2;
   auto too_deep = BuildTree(store2, 9, limits);
   EXPECT_EQ(too_deep.status().code(), StatusCode::kLimitExceeded);
   EXPECT_NE(too_deep.status().message().find("unreadable"), std::string_view::npos);
 }
 
 TEST(OrdinalIndexTest, BuilderRejectsGapsAndWrongSchemas) {
-  MemoryStore store;
+  TestStore store;
   OrdinalIndexBuilder builder(IndexKind::kDatasetBatches, "idx/", {}, store.Sink());
   ASSERT_TRUE(builder.Add(Leaf(0, 10)).ok());
   EXPECT_EQ(builder.Add(Leaf(11, 20)).code(), StatusCode::kInvalidArgument);

@@ -13,7 +13,7 @@ using runs_test::Chunk;
 using runs_test::HashOf;
 using runs_test::IsError;
 using runs_test::J;
-using runs_test::MemoryStore;
+using test::TestStore;
 using runs_test::RunId;
 using runs_test::With;
 
@@ -39,7 +39,7 @@ RunConfiguration Configuration(int32_t chunk_size = 100) {
 // 250 cases in three chunks: [0,100) on shard 0, [100,200) on shard 5,
 // [200,250) on shard 0; pages {0,1} and {2}; shard 0 has two gates.
 struct PlanFixture {
-  MemoryStore store;
+  TestStore store;
   RunConfiguration configuration = Configuration();
   std::vector<RunChunkPage> pages;
   RunPlanManifest plan;

@@ -1,11 +1,11 @@
-// Shared fixtures of the run-plan format tests (cases_runs_test): an
-// in-memory object store, JSON surgery by path, and sample run objects.
+// Shared fixtures of the run-plan format tests (cases_runs_test): JSON
+// surgery by path and sample run objects (the object store is
+// store_test_support.h's).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +14,7 @@
 #include "vigilo/cases/run_chunks.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "store_test_support.h"
 
 namespace vigilo::cases::runs_test {
 
@@ -24,30 +25,6 @@ inline const Uuid& RunId() {
   static const Uuid id = *Uuid::Parse("6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f");
   return id;
 }
-
-// key -> bytes; references are verified on fetch, and fetches are counted.
-struct MemoryStore {
-  std::map<std::string, std::string> objects;
-  int writes = 0;
-  mutable int fetches = 0;
-  ObjectSink Sink() {
-    return [this](const std::string& key, StorageFormat schema, std::string bytes) -> Result<ObjectRef> {
-      ++writes;
-      ObjectRef ref = ObjectRef::ForBytes("mem", key, schema, bytes);
-      objects[key] = std::move(bytes);
-      return ref;
-    };
-  }
-  ObjectFetch Fetch() const {
-    return [this](const ObjectRef& ref) -> Result<VerifiedObject> {
-      ++fetches;
-      auto it = objects.find(ref.key);
-      if (it == objects.end()) return NotFound(ref.key);
-      return ref.Verify(it->second, 64u << 20);
-    };
-  }
-  ObjectRef Put(const std::string& key, StorageFormat schema, std::string bytes) { return *Sink()(key, schema, bytes); }
-};
 
 inline VerifiedObject Verified(const std::string& bytes, StorageFormat schema, const std::string& key = "runs/r/x.json") {
   return *ObjectRef::ForBytes("mem", key, schema, bytes).Verify(bytes, 64u << 20);

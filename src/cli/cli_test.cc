@@ -160,6 +160,72 @@ TEST(CliTest, DatasetPackRefusesRepeatedCaseIds) {
   EXPECT_FALSE(manifest);
 }
 
+const std::string kSmallDataset =
+    std::string(VIGILO_SOURCE_DIR) + "/tests/fixtures/identity/small-dataset/dataset.json";
+const std::string kAttempt = "0f8e5c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b";
+
+// Packing again is a verified replay (the same root reference); other bytes
+// at a key are refused and left as they are.
+TEST(CliTest, DatasetPackReplaysAndNeverOverwrites) {
+  std::string out = TempPath("replay-store");
+  std::filesystem::remove_all(out);
+  std::string pack = "dataset pack " + kSmallDataset + " --out " + out + " --attempt " + kAttempt + " --max-cases 3";
+  CliRun first = Vigilo(pack);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  CliRun again = Vigilo(pack);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, first.out);
+  const std::string key = "datasets/capitals/attempts/" + kAttempt + "/g1/batches/0000000000-0000000003.jsonl";
+  ASSERT_TRUE(std::filesystem::exists(out + "/" + key));
+  WriteFile(out + "/" + key, "not the batch\n");
+  CliRun conflict = Vigilo(pack);
+  EXPECT_EQ(conflict.exit_code, 9);
+  EXPECT_EQ(conflict.err, "vigilo: already_exists: " + key + ": object already exists with different bytes\n");
+  EXPECT_EQ(conflict.out, "");
+  EXPECT_EQ(ReadFile(out + "/" + key), "not the batch\n");
+}
+
+// `dataset verify --store SPEC`: a configured alias (--stores FILE or
+// $VIGILO_STORES) or a directory; each reference's storage_alias picks the
+// store it is read from.
+TEST(CliTest, DatasetVerifyResolvesTheStoreByAliasOrDirectory) {
+  std::string out = TempPath("alias-store");
+  std::filesystem::remove_all(out);
+  std::string root = TempPath("alias-root.json");
+  CliRun packed = Vigilo("dataset pack " + kSmallDataset + " --out " + out + " --attempt " + kAttempt +
+                         " --alias archive --max-cases 2");
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  ASSERT_NE(packed.out.find(R"("storage_alias":"archive")"), std::string::npos) << packed.out;
+  WriteFile(root, packed.out);
+  std::string stores = TempPath("stores.json");
+  WriteFile(stores, R"({"version":1,"stores":{"archive":{"url":"file://)" + out + R"("}}})");
+  std::string empty = TempPath("no-stores.json");
+  WriteFile(empty, R"({"version":1,"stores":{}})");
+
+  CliRun by_alias = Vigilo("dataset verify " + root + " --store archive --stores " + stores);
+  EXPECT_EQ(by_alias.exit_code, 0) << by_alias.err;
+  EXPECT_NE(by_alias.out.find(R"("batch_count":3,"case_count":5,)"), std::string::npos) << by_alias.out;
+  EXPECT_NE(by_alias.out.find(R"("verified":true)"), std::string::npos) << by_alias.out;
+
+  ::setenv("VIGILO_STORES", stores.c_str(), 1);
+  CliRun by_env = Vigilo("dataset verify " + root + " --store archive");
+  ::unsetenv("VIGILO_STORES");
+  EXPECT_EQ(by_env.exit_code, 0) << by_env.err;
+  EXPECT_EQ(by_env.out, by_alias.out);
+
+  CliRun unknown = Vigilo("dataset verify " + root + " --store archive --stores " + empty);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "vigilo: invalid_argument: no store alias \"archive\" is configured in " + empty +
+                             "; for a directory write ./archive\n");
+
+  // The directory itself is the store "local"; its references name "archive".
+  CliRun by_path = Vigilo("dataset verify " + root + " --store " + out + " --stores " + empty);
+  EXPECT_EQ(by_path.exit_code, 8);
+  EXPECT_EQ(by_path.err, "vigilo: not_found: a reference names store alias \"archive\", which is not configured in " +
+                             empty + "; the store in use is \"local\"\n");
+  EXPECT_EQ(by_path.out, "");
+}
+
 // A small valid manifest (the model of ivf/manifest_test.cc, written out).
 const char* const kManifest =
     R"({"artifact-uuid":"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9","format-version":1,)"

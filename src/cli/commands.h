@@ -22,6 +22,8 @@ void RegisterJsonCommands(CLI::App& app, Action* action);
 void RegisterDatasetCommands(CLI::App& app, Action* action);
 void RegisterParquetCommands(CLI::App& app, Action* action);
 void RegisterIndexCommands(CLI::App& app, Action* action);
+// `vigilo store cleanup` (store_commands.cc).
+void RegisterStoreCommands(CLI::App& app, Action* action);
 // `vigilo index eval` (index_eval.cc), on the `index` subcommand.
 void RegisterIndexEval(CLI::App* index, Action* action);
 // `vigilo index verify` (index_verify.cc), on the `index` subcommand.

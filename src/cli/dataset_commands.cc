@@ -1,17 +1,23 @@
 // `vigilo dataset identity FILE`, `vigilo dataset pack FILE --out DIR` and
-// `vigilo dataset verify ROOT_REF --store DIR`.
+// `vigilo dataset verify ROOT_REF --store SPEC`. Objects are read and written
+// only through the store seam (cases::StoreSink/StoreBytesFetch over a
+// store::ObjectStore); which store is store::ResolveStore's business.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.h"
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
+#include "vigilo/cases/object_io.h"
+#include "vigilo/common/paths.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
-#include "vigilo/store/local_dir.h"
+#include "vigilo/store/config.h"
+#include "vigilo/store/local_store.h"
 
 namespace vigilo::cli {
 namespace {
@@ -27,7 +33,7 @@ struct PackArgs {
   std::string out;
   std::string attempt;
   uint32_t generation = 1;
-  std::string alias = "local";
+  std::string alias = std::string(store::kDefaultLocalAlias);
   uint64_t max_cases = cases::BatchLimits{}.max_cases;
   uint64_t max_bytes = cases::BatchLimits{}.max_bytes;
   std::string scratch;
@@ -42,22 +48,35 @@ std::filesystem::path ScratchDir(const std::string& flag) {
   return ec ? std::filesystem::path("/tmp") : tmp;
 }
 
+struct VerifyArgs {
+  std::string root_file;
+  std::string store;
+  std::string stores_file;
+  std::string scratch;
+};
+
+// The offline packer: a local directory, created if missing, whose objects
+// are reproducible byte for byte (the attempt is given, not drawn).
 Status Pack(const PackArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(Uuid attempt, Uuid::Parse(args.attempt));
+  if (Status s = ValidateStorageAlias(args.alias); !s.ok()) {
+    return InvalidArgument("--alias: " + std::string(s.message()));
+  }
   cases::DatasetStreamLimits limits;
   VIGILO_ASSIGN_OR_RETURN(auto first, FileByteSource::Open(args.file));
   VIGILO_ASSIGN_OR_RETURN(cases::DatasetSourceFields sf, cases::ReadDatasetSourceFields(*first, limits));
   std::string prefix = cases::DatasetAttemptPrefix(sf.dataset_id(), attempt, args.generation);
-  cases::ObjectSink sink = [&](const std::string& key, cases::StorageFormat schema,
-                               std::string bytes) -> Result<cases::ObjectRef> {
-    VIGILO_RETURN_IF_ERROR(store::CreateIfAbsent(args.out, key, bytes).status());
-    return cases::ObjectRef::ForBytes(args.alias, key, schema, bytes);
-  };
   cases::BudgetConfig budget = cases::BudgetConfig::Defaults();
   budget.case_batch_max_cases = args.max_cases;
   budget.case_batch_max_bytes = args.max_bytes;
+  store::LocalStoreOptions open;
+  open.writable = true;
+  open.create_root = true;
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<store::ObjectStore> out, store::OpenLocalStore(args.out, open));
+  VIGILO_RETURN_IF_ERROR(store::RequireWritable(*out, args.alias));
   VIGILO_ASSIGN_OR_RETURN(cases::DatasetWriter writer,
-                          cases::DatasetWriter::Start(std::move(sf), budget, ScratchDir(args.scratch), prefix, sink));
+                          cases::DatasetWriter::Start(std::move(sf), budget, ScratchDir(args.scratch), prefix,
+                                                      cases::StoreSink(*out, args.alias)));
   VIGILO_ASSIGN_OR_RETURN(auto second, FileByteSource::Open(args.file));
   VIGILO_RETURN_IF_ERROR(cases::ForEachDatasetCase(*second, limits, [&](const json::Value& c) {
     return writer.AddCase(c);
@@ -66,10 +85,11 @@ Status Pack(const PackArgs& args) {
   return PrintJsonLine(written.manifest_ref.ToJson());
 }
 
-// Reads the dataset a root reference names from a local directory store and
-// verifies all of it (cases::ReadDataset); prints what it found.
-Status Verify(const std::string& root_ref_file, const std::string& store_dir, const std::string& scratch) {
-  VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(root_ref_file));
+// Reads the dataset a root reference names from the store --store names and
+// verifies all of it (cases::ReadDataset); prints what it found. Each
+// reference's storage_alias picks its store (store::StoreSet).
+Status Verify(const VerifyArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(args.root_file));
   std::string text;
   char buf[4096];
   while (true) {
@@ -81,11 +101,15 @@ Status Verify(const std::string& root_ref_file, const std::string& store_dir, co
   if (!text.empty() && text.back() == '\n') text.pop_back();  // as `dataset pack` prints it
   VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(text));
   VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef root, cases::ObjectRef::FromJson(parsed, "$"));
-  cases::ObjectBytesFetch fetch = [&](const cases::ObjectRef& ref, uint64_t max_bytes) {
-    return store::ReadObject(store_dir, ref.key, max_bytes);
-  };
+  std::optional<std::string> stores_file;
+  if (!args.stores_file.empty()) stores_file = args.stores_file;
+  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, args.store, store::OpenOptions{}));
+  store::StoreSet stores(std::move(config), std::move(resolved));
+  cases::StoreResolver resolve = [&stores](std::string_view alias) { return stores.ForAlias(alias); };
   VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary summary,
-                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), ScratchDir(scratch), fetch));
+                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), ScratchDir(args.scratch),
+                                             cases::StoreBytesFetch(resolve)));
   json::Object o;
   o.Set("batch_count", json::Value::Uint(summary.batch_count));
   o.Set("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
@@ -132,18 +156,21 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   pack->add_option("--scratch", args->scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
 
-  auto root_file = std::make_shared<std::string>();
-  auto store_dir = std::make_shared<std::string>();
-  auto verify_scratch = std::make_shared<std::string>();
+  auto verify_args = std::make_shared<VerifyArgs>();
   auto* verify = dataset->add_subcommand(
       "verify", "Read a packed dataset from its root reference and verify every object, record and identity");
-  verify->add_option("root", *root_file, "File holding the manifest's object reference (as `pack` prints it)")
+  verify
+      ->add_option("root", verify_args->root_file, "File holding the manifest's object reference (as `pack` prints it)")
       ->required();
-  verify->add_option("--store", *store_dir, "Directory the objects were packed into")->required();
-  verify->add_option("--scratch", *verify_scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
-  verify->callback([root_file, store_dir, verify_scratch, action] {
-    *action = [root_file, store_dir, verify_scratch] { return Verify(*root_file, *store_dir, *verify_scratch); };
-  });
+  verify->add_option("--store", verify_args->store,
+                     "Store holding the objects: a configured alias, or a directory (a path with '/', or file://)")
+      ->required();
+  verify->add_option("--stores", verify_args->stores_file,
+                     "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
+                     "$XDG_DATA_HOME/vigilo/stores.json)");
+  verify->add_option("--scratch", verify_args->scratch,
+                     "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
+  verify->callback([verify_args, action] { *action = [verify_args] { return Verify(*verify_args); }; });
 }
 
 }  // namespace vigilo::cli

@@ -1,20 +1,18 @@
 // `vigilo index build …` (ivf::BuildPublication) and
 // `vigilo index validate MANIFEST [--manifest-only | --deep]`: the
 // validation levels of publication-v1.md §6 (manifest; footers, the default;
-// deep). Objects are read from the manifest's directory. Prints a one-line
-// JSON summary.
+// deep). Objects are read through a local store rooted at the manifest's
+// directory (index_io.h). Prints a one-line JSON summary.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.h"
 #include "index_io.h"
-#include "vigilo/common/byte_source.h"
-#include <unistd.h>
-
-#include <charconv>
-#include <cstdio>
-#include <filesystem>
-#include <optional>
 
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
@@ -40,8 +38,7 @@ Status Validate(const ValidateArgs& args) {
   const ivf::Manifest& m = loaded.manifest;
   json::Object o;
   if (!args.manifest_only) {
-    ivf::DirectoryObjectReader reader(std::filesystem::path(path).parent_path().string());
-    VIGILO_ASSIGN_OR_RETURN(ivf::ObjectCheckReport report, ivf::CheckPublicationObjects(m, reader, args.deep));
+    VIGILO_ASSIGN_OR_RETURN(ivf::ObjectCheckReport report, ivf::CheckPublicationObjects(m, *loaded.store, args.deep));
     o.Set("objects", json::Value::Uint(report.objects));
     o.Set("row-groups", json::Value::Uint(report.row_groups));
   }
@@ -186,8 +183,7 @@ json::Value SummaryValue(const ivf::SizeSummary& s) {
 Status Inspect(const std::string& path) {
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
   const ivf::Manifest& m = loaded.manifest;
-  ivf::DirectoryObjectReader reader(std::filesystem::path(path).parent_path().string());
-  VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, reader));
+  VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, *loaded.store));
   json::Object bytes;
   bytes.Set("centroids", json::Value::Uint(shape.centroids_bytes));
   bytes.Set("manifest", json::Value::Uint(loaded.bytes));
@@ -225,7 +221,7 @@ struct QueryArgs {
 
 // The requested payload columns of every hit, from the source table
 // (ivf::SourceLookup), or nothing when none are requested.
-Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, ivf::ObjectReader& objects,
+Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, store::ObjectStore& objects,
                                   const ivf::QueryResult& result, const std::vector<std::string>& columns) {
   if (columns.empty()) return ivf::SourceRows{};
   const ivf::Manifest& m = reader.manifest();
@@ -247,13 +243,11 @@ Status Query(const QueryArgs& a) {
   const ivf::Manifest* manifest = &loaded.manifest;
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a.vector, a.queries));
   ivf::PublicationReader reader(*manifest);
-  ivf::DirectoryObjectReader objects(std::filesystem::path(a.manifest).parent_path().string());
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
-  ivf::MappedPublication mapped(std::filesystem::path(a.manifest).parent_path().string());
-  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, mapped, std::move(queries), options));
-  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, objects, result, a.columns));
+  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, *loaded.store, std::move(queries), options));
+  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, *loaded.store, result, a.columns));
   const std::string& key_name = manifest->index.source_key[0].name;
   VIGILO_ASSIGN_OR_RETURN(std::string key_label, json::ToCanonical(json::Value(key_name)));
   std::vector<std::string> column_labels;
@@ -303,7 +297,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--iterations", b->iterations, "k-means iterations (default 10)");
   build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
   build->add_option("--threads", b->threads, "Worker threads (default 2)");
-  build->add_option("--scratch", b->scratch, "Directory for spill files (default inside --out, removed afterwards)");
+  build->add_option("--scratch", b->scratch,
+                    "Directory in which a private spill directory is made, removed afterwards (default --out)");
   build->add_flag("--source", b->source, "Also publish a source table: the key (dense long) and the --columns");
   build->add_option("--columns", b->columns, "Source columns (default: every input column)")->delimiter(',');
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");

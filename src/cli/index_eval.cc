@@ -2,7 +2,6 @@
 // [--nprobe 1,2,4,…] [--batch N] [--warmup N] [--json]`: recall@k, QPS on
 // one thread and bytes read per query, for each nprobe (ivf::EvaluateRecall).
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "commands.h"
@@ -33,13 +32,12 @@ Status Eval(const EvalArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries("", a.queries));
   VIGILO_ASSIGN_OR_RETURN(ivf::GroundTruth truth, ivf::ReadGroundTruth(a.ground_truth));
   ivf::PublicationReader reader(loaded.manifest);
-  ivf::MappedPublication objects(std::filesystem::path(a.manifest).parent_path().string());
   ivf::EvalOptions o;
   o.k = a.k;
   o.nprobes = a.nprobes;
   o.batch = a.batch;
   o.warmup = a.warmup;
-  VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, objects, queries, truth, o));
+  VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, *loaded.store, queries, truth, o));
   std::string out;
   if (!a.json) out = "nprobe\trecall@" + std::to_string(a.k) + "\tqps\tbytes/query\trequests/query\n";
   for (const ivf::EvalPoint& p : points) {

@@ -1,22 +1,41 @@
 #include "index_io.h"
 
 #include <charconv>
+#include <filesystem>
 
 #include "vigilo/common/byte_source.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "vigilo/store/local_store.h"
 
 namespace vigilo::cli {
 
-Result<LoadedManifest> LoadManifest(const std::string& path) {
-  VIGILO_ASSIGN_OR_RETURN(WholeFile file, WholeFile::Open(path, ivf::kMaxManifestBytes));
-  auto manifest = ivf::ParseManifest(file.bytes());
+Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path) {
+  std::filesystem::path path(manifest_path);
+  std::string root = path.has_parent_path() ? path.parent_path().string() : std::string(".");
+  store::LocalStoreOptions options;
+  options.writable = false;
+  VIGILO_ASSIGN_OR_RETURN(auto opened, store::OpenLocalStore(root, options));
+  return PublicationStore{std::move(opened), path.filename().string()};
+}
+
+Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
+  VIGILO_ASSIGN_OR_RETURN(PublicationStore publication, OpenPublicationStore(manifest_path));
+  store::GetOptions get;
+  get.max_bytes = ivf::kMaxManifestBytes;
+  auto bytes = publication.store->Get(publication.manifest_key, get);
+  if (!bytes.ok()) {
+    // The store names the key; the user named the file.
+    Status s = bytes.status();
+    return s.path() == publication.manifest_key ? std::move(s).WithPath(manifest_path) : s;
+  }
+  auto manifest = ivf::ParseManifest(bytes->view());
   if (!manifest.ok()) {
     Status s = manifest.status();
-    return s.path().empty() ? std::move(s).WithPath(path) : std::move(s).PrependPath(path + ": ");
+    return s.path().empty() ? std::move(s).WithPath(manifest_path) : std::move(s).PrependPath(manifest_path + ": ");
   }
-  return LoadedManifest{std::move(*manifest), file.bytes().size()};
+  return LoadedManifest{std::move(publication.store), std::move(*manifest), bytes->size()};
 }
 
 namespace {

@@ -2,19 +2,20 @@
 // full, streaming verification (ivf::VerifyPublicationFrom,
 // publication-v1.md §6): manifest.json and its derived artifact-uuid, then
 // every object's size, footer, row groups, column chunks, row counts, source
-// partition and SHA-256, with bounded reads. Objects are read beside the
-// manifest.
+// partition and SHA-256, with bounded reads. Objects are read through a
+// local store rooted at the manifest's directory, the manifest's file name
+// being its key (failures name objects by their manifest paths).
 //
 // Success: one canonical-JSON summary line on stdout. Failure: each failure
 // as one "vigilo: <code>: <where>: <message>" line on stderr; the exit status
 // is the first failure's. Without --all only the first failure is found;
 // with --all every failure, then a count line.
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "commands.h"
+#include "index_io.h"
 #include "vigilo/ivf/publication_verify.h"
 #include "vigilo/json/write.h"
 
@@ -29,14 +30,13 @@ struct VerifyArgs {
 };
 
 Status Verify(const VerifyArgs& a) {
-  std::filesystem::path path(a.manifest);
-  std::string root = path.has_parent_path() ? path.parent_path().string() : std::string(".");
-  ivf::DirectoryObjectReader reader(root);
+  VIGILO_ASSIGN_OR_RETURN(PublicationStore publication, OpenPublicationStore(a.manifest));
   ivf::VerifyOptions options;
   options.all = a.all;
   options.max_buffer_bytes = a.max_buffer;
   options.derived_uuid = !a.any_uuid;
-  VIGILO_ASSIGN_OR_RETURN(ivf::VerifyReport r, ivf::VerifyPublicationFrom(reader, path.filename().string(), options));
+  VIGILO_ASSIGN_OR_RETURN(ivf::VerifyReport r,
+                          ivf::VerifyPublicationFrom(*publication.store, publication.manifest_key, options));
   if (!r.ok()) {
     if (!a.all) return r.failures.front();
     for (const Status& f : r.failures) std::fprintf(stderr, "vigilo: %s\n", f.ToString().c_str());

@@ -135,7 +135,7 @@ TEST_F(IndexVerifyTest, AFlippedByteNamesTheObjectAndExits6) {
 TEST_F(IndexVerifyTest, AllListsEveryFailureThenACount) {
   std::filesystem::path p = Copy("two");
   std::string bytes = ReadFile(p / kPostings0);
-  bytes.pop_back();  // truncated: the size is checked first (exit 6)
+  bytes.pop_back();  // truncated: the first Get's expected size catches it (exit 6)
   WriteFile(p / kPostings0, bytes);
   std::filesystem::remove(p / kSource0);  // missing (exit 8)
   std::string manifest = (p / "manifest.json").string();
@@ -144,8 +144,8 @@ TEST_F(IndexVerifyTest, AllListsEveryFailureThenACount) {
   EXPECT_EQ(first.exit_code, 6);
   EXPECT_EQ(first.out, "");
   EXPECT_EQ(first.err, std::string("vigilo: integrity_error: ") + kPostings0 + ": object is " +
-                           std::to_string(bytes.size()) + " bytes; the manifest says " +
-                           std::to_string(bytes.size() + 1) + "\n");
+                           std::to_string(bytes.size()) + " bytes, expected " + std::to_string(bytes.size() + 1) +
+                           "\n");
 
   CliRun all = Vigilo("index verify --all " + manifest);
   EXPECT_EQ(all.exit_code, 6);  // the first failure's

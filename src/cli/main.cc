@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterDatasetCommands(app, &action);
   vigilo::cli::RegisterParquetCommands(app, &action);
   vigilo::cli::RegisterIndexCommands(app, &action);
+  vigilo::cli::RegisterStoreCommands(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

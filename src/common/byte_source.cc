@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "vigilo/common/file.h"
+
 namespace vigilo {
 
 Result<size_t> StringByteSource::Read(std::span<char> buf) {
@@ -20,13 +22,10 @@ Result<size_t> StringByteSource::Read(std::span<char> buf) {
 }
 
 Result<std::unique_ptr<FileByteSource>> FileByteSource::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string msg = "cannot open " + path + ": " + std::strerror(err);
-    return err == ENOENT ? NotFound(msg) : IoError(msg);
-  }
-  return std::unique_ptr<FileByteSource>(new FileByteSource(fd, true, path));
+  // A FIFO, device or directory is refused without blocking (stdin is the
+  // way to stream from a pipe).
+  VIGILO_ASSIGN_OR_RETURN(RegularFile file, OpenRegularFile(path));
+  return std::unique_ptr<FileByteSource>(new FileByteSource(file.fd.release(), true, path));
 }
 
 std::unique_ptr<FileByteSource> FileByteSource::Stdin() {
@@ -42,7 +41,7 @@ Result<size_t> FileByteSource::Read(std::span<char> buf) {
     ssize_t n = ::read(fd_, buf.data(), buf.size());
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
-    return IoError("cannot read " + name_ + ": " + std::strerror(errno));
+    return ErrnoStatus(errno, "cannot read", name_);
   }
 }
 

@@ -8,42 +8,15 @@
 #include <cstring>
 #include <memory>
 
+#include "vigilo/common/file.h"
 #include "vigilo/hash/blake3.h"
 #include "vigilo/hash/sha256.h"
 
 namespace vigilo {
-namespace {
-
-// Closes the descriptor on every return path.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-Status ErrnoStatus(int err, const std::string& what, const std::string& path) {
-  std::string message = what + " '" + path + "': " + std::strerror(err);
-  return err == ENOENT ? NotFound(std::move(message)) : IoError(std::move(message));
-}
-
-}  // namespace
-
 Result<FileDigests> DigestFile(const std::string& path, bool blake3, bool sha256) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return ErrnoStatus(errno, "cannot open", path);
-
-  // open(2) accepts directories; read(2) would fail with EISDIR, but say so plainly.
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "cannot stat", path);
-  if (S_ISDIR(st.st_mode)) return IoError("cannot hash '" + path + "': is a directory");
+  // A directory, FIFO or device is refused up front, without blocking.
+  VIGILO_ASSIGN_OR_RETURN(RegularFile file, OpenRegularFile(path));
+  const UniqueFd& fd = file.fd;
   // Only a hint for read-ahead; harmless if the kernel ignores it.
   (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
 

@@ -1,17 +1,18 @@
 #include "vigilo/ivf/builder.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 
+#include "builder_dirs.h"
 #include "builder_spill.h"
 #include "source_copy.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/store/local_store.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -112,8 +113,8 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
 // Pass 4: each bucket's leaves in CID order, gathering as many leaves per
 // scan of the bucket's spill file as fit the spill buffer.
 Result<std::vector<PostingsFile>> WritePostings(const BuildOptions& o, const IndexSpec& index, const Trained& t,
-                                                const SpillWriter& spill) {
-  VIGILO_ASSIGN_OR_RETURN(auto writer, PostingsWriter::Open(o.out, index, t.cid_offsets, o.layout));
+                                                const SpillWriter& spill, store::OwnedWrites& writes) {
+  VIGILO_ASSIGN_OR_RETURN(auto writer, PostingsWriter::Open(writes, index, t.cid_offsets, o.layout));
   const size_t code_bytes = static_cast<size_t>(CodeBytes(index.encoding, index.dimension));
   const auto& rows = spill.cid_rows();
   const auto& bytes = spill.cid_bytes();
@@ -163,22 +164,80 @@ Status CheckOptions(const BuildOptions& o, uint64_t n, uint32_t nlist, uint32_t 
   return Status::Ok();
 }
 
-// Removes the scratch directory however the build ends.
-struct ScratchDir {
-  std::filesystem::path path;
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
+// manifest.json is refused before anything is read or written. A zero-byte
+// range answers "is it there" without a HEAD and without reading it.
+Status RefuseExistingManifest(store::ObjectStore& store, const BuildOptions& o) {
+  store::GetOptions probe;
+  probe.range = ByteRange{0, 0};
+  auto existing = store.Get(kManifestKey, probe);
+  if (existing.ok()) {
+    return AlreadyExists("a publication already exists in " + (o.out.empty() ? std::string("the store") : o.out) +
+                         " (manifest.json is never overwritten)");
   }
-};
+  if (existing.status().code() == StatusCode::kNotFound) return Status::Ok();
+  return existing.status();
+}
+
+// Passes 4 and 5, the self-check, then manifest.json: every object is
+// created (through `writes`) and checked before the manifest makes the
+// publication visible.
+Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& index, const Field& key,
+                    const Trained& t, const SpillWriter& spill, store::OwnedWrites& writes, BuildSummary& summary) {
+  const uint64_t n = index.ntotal;
+  auto t3 = Clock::now();
+  Manifest m;
+  m.index = index;
+  VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor centroids,
+                          WriteCentroids(writes, t.cid_offsets, t.leaves, index.dimension, o.layout.codec));
+  m.hierarchy = Hierarchy{t.cid_offsets, centroids};
+  VIGILO_ASSIGN_OR_RETURN(m.postings, WritePostings(o, index, t, spill, writes));
+  summary.seconds_write = Since(t3);
+  if (o.source) {
+    auto t4 = Clock::now();
+    Report(o, "source", 0, n);
+    VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(input, key, o.source_columns, writes, o.source_layout));
+    Report(o, "source", n, n);
+    m.source = std::move(source);
+    summary.seconds_source = Since(t4);
+  }
+  // The manifest is complete and valid in memory; the objects it names are
+  // read back and checked in full (footers, values, SHA-256: a store that
+  // stored other bytes than it acknowledged is caught here, for a small
+  // fraction of the build's time) before it is created.
+  VIGILO_ASSIGN_OR_RETURN(summary.manifest, SealManifest(std::move(m)));
+  VIGILO_ASSIGN_OR_RETURN(std::string bytes, EncodeManifest(summary.manifest));
+  auto check = CheckPublicationObjects(summary.manifest, writes.store(), true);
+  if (!check.ok()) {
+    const Status& s = check.status();
+    // Bytes that break the format are this build's bug (or a store that
+    // stored other bytes than it acknowledged); the store's own errors
+    // (unavailable, not found, I/O) are passed on as they are.
+    StatusCode c = s.code();
+    if (c == StatusCode::kParseError || c == StatusCode::kInvalidFormat || c == StatusCode::kIntegrityError ||
+        c == StatusCode::kLimitExceeded || c == StatusCode::kNotCanonical) {
+      return Internal("the publication just written fails its own check: " + s.ToString());
+    }
+    return s;
+  }
+  std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  VIGILO_RETURN_IF_ERROR(writes.CreateIfAbsent(kManifestKey, view).status());
+  // Read back, as every object was: a store that stored other bytes than it
+  // acknowledged must not leave a broken manifest behind a successful build.
+  store::GetOptions get;
+  get.max_bytes = bytes.size();
+  get.expected_size = bytes.size();
+  VIGILO_ASSIGN_OR_RETURN(store::Bytes stored, writes.store().Get(kManifestKey, get));
+  if (stored.view() != bytes) {
+    return IntegrityError("the store holds other bytes than were written").WithPath(std::string(kManifestKey));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
-Result<BuildSummary> BuildPublication(const BuildOptions& o) {
-  std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::path(o.out) / "manifest.json", ec)) {
-    return AlreadyExists("a publication already exists in " + o.out + " (manifest.json is never overwritten)");
-  }
+Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore& store) {
+  VIGILO_RETURN_IF_ERROR(store::RequireWritable(store, o.out.empty() ? "output" : o.out));
+  VIGILO_RETURN_IF_ERROR(RefuseExistingManifest(store, o));
   VIGILO_ASSIGN_OR_RETURN(auto input, OpenVectorInput(o.input, o.input_options));
   Field key{"id", ColumnType{ColumnType::Kind::kLong, 0}};
   if (input->key_field()) key = Field{input->key_field()->name, input->key_field()->type};
@@ -218,41 +277,55 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o) {
   Report(o, "train", 1, 1);
   summary.seconds_train = Since(t1);
 
-  std::filesystem::create_directories(o.out, ec);
-  if (ec) return IoError("cannot create " + o.out + ": " + ec.message());
-  ScratchDir scratch{o.scratch.empty() ? std::filesystem::path(o.out) / (".vigilo-build-" + std::to_string(::getpid()))
-                                       : std::filesystem::path(o.scratch)};
-  std::filesystem::create_directories(scratch.path, ec);
-  if (ec) return IoError("cannot create scratch directory " + scratch.path.string() + ": " + ec.message());
+  // Spill files are local scratch, not objects; their directories go however the build ends.
+  CreatedDirectories scratch_dirs;
+  struct RemoveEmptyOnExit {
+    CreatedDirectories& dirs;
+    ~RemoveEmptyOnExit() { dirs.RemoveEmpty(); }
+  } remove_scratch_dirs{scratch_dirs};
+  std::filesystem::path base =
+      o.scratch.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(o.scratch);
+  VIGILO_RETURN_IF_ERROR(scratch_dirs.Create(base));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::Create(base));
 
   auto t2 = Clock::now();
-  SpillWriter spill(scratch.path, roots, nlist, static_cast<size_t>(CodeBytes(o.encoding, d)));
+  SpillWriter spill(scratch->path(), roots, nlist, static_cast<size_t>(CodeBytes(o.encoding, d)));
   VIGILO_RETURN_IF_ERROR(AssignAndSpill(*input, o, t, n, spill));
   summary.seconds_assign = Since(t2);
   for (uint64_t r : spill.cid_rows()) summary.empty_leaves += r == 0;
 
-  auto t3 = Clock::now();
-  Manifest m;
-  m.index = index;
-  VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor centroids, WriteCentroids(o.out, t.cid_offsets, t.leaves, d, o.layout.codec));
-  m.hierarchy = Hierarchy{t.cid_offsets, centroids};
-  VIGILO_ASSIGN_OR_RETURN(m.postings, WritePostings(o, index, t, spill));
-  summary.seconds_write = Since(t3);
-  if (o.source) {
-    auto t4 = Clock::now();
-    Report(o, "source", 0, n);
-    VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(*input, key, o.source_columns, o.out, o.source_layout));
-    Report(o, "source", n, n);
-    m.source = std::move(source);
-    summary.seconds_source = Since(t4);
+  store::OwnedWrites writes(store);
+  Status written = WriteObjects(*input, o, index, key, t, spill, writes, summary);
+  if (!written.ok()) {
+    // Only the objects this build created go (never one that was there before).
+    Status rolled_back = writes.RollBack();
+    if (!rolled_back.ok()) {
+      return Status(written.code(), std::string(written.message()) + " (removing the objects this build created " +
+                                        "failed too: " + rolled_back.ToString() + ")")
+          .WithPath(std::string(written.path()));
+    }
+    return written;
   }
-  VIGILO_ASSIGN_OR_RETURN(summary.manifest, PublishManifest(o.out, std::move(m)));
-
-  // The builder validates its own output (footers; --deep is the CLI's).
-  DirectoryObjectReader reader(o.out);
-  auto check = CheckPublicationObjects(summary.manifest, reader, false);
-  if (!check.ok()) return Internal("the publication just written fails its own check: " + check.status().ToString());
+  writes.Release();
   return summary;
+}
+
+Result<BuildSummary> BuildPublication(const BuildOptions& o) {
+  CreatedDirectories dirs;
+  dirs.Note(o.out);
+  store::LocalStoreOptions local;
+  local.create_root = true;
+  auto opened = store::OpenLocalStore(o.out, local);
+  if (!opened.ok()) {
+    dirs.RemoveEmpty();
+    return opened.status();
+  }
+  DirectoryNotingStore noting(**opened, o.out, dirs);
+  BuildOptions in_out = o;
+  if (in_out.scratch.empty()) in_out.scratch = o.out;
+  auto built = BuildPublication(in_out, noting);
+  if (!built.ok()) dirs.RemoveEmpty();
+  return built;
 }
 
 }  // namespace vigilo::ivf

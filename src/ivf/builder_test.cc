@@ -1,5 +1,7 @@
-// BuildPublication end to end on small synthetic inputs: a valid, exactly
-// reconstructible, deterministic publication; option and output errors.
+// BuildPublication end to end on small synthetic inputs, into a MemoryStore
+// and into a local directory: a valid, exactly reconstructible,
+// deterministic publication; option and output errors; a failed build
+// leaves nothing behind (the fault-injection sweep is builder_fault_test.cc).
 #include "vigilo/ivf/builder.h"
 
 #include <gtest/gtest.h>
@@ -10,12 +12,14 @@
 #include <fstream>
 #include <map>
 
+#include "store_test_support.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/publication_check.h"
-#include "vigilo/parquet/local_file.h"
 #include "vigilo/parquet/writer.h"
+#include "vigilo/store/local_store.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -55,6 +59,22 @@ class BuilderTest : public testing::Test {
     o.out = (dir_ / out).string();
     return o;
   }
+  // For a build into a store: no output directory, scratch in the test's.
+  BuildOptions StoreOptions() const {
+    BuildOptions o = Options("");
+    o.out.clear();
+    o.scratch = dir_.string();
+    return o;
+  }
+  // Every entry below the test directory, relative (scratch leftovers show).
+  std::vector<std::string> Entries(const std::filesystem::path& below) const {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(below)) {
+      out.push_back(std::filesystem::relative(e.path(), below).generic_string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
   std::string Manifest(const std::string& out) const {
     return *ReadFileToString((dir_ / out / "manifest.json").string(), 1 << 20);
   }
@@ -64,7 +84,8 @@ class BuilderTest : public testing::Test {
 };
 
 TEST_F(BuilderTest, BuildsAValidExactlyReconstructiblePublication) {
-  auto built = BuildPublication(Options("pub"));
+  store::MemoryStore store;
+  auto built = BuildPublication(StoreOptions(), store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const ivf::Manifest& m = built->manifest;
   EXPECT_EQ(m.index.ntotal, kN);
@@ -73,14 +94,19 @@ TEST_F(BuilderTest, BuildsAValidExactlyReconstructiblePublication) {
   EXPECT_EQ(m.index.vector_field, "vector");
   EXPECT_EQ(m.index.source_key, (std::vector<Field>{Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}));
   EXPECT_EQ(built->sample_rows, kN);
-  DirectoryObjectReader reader((dir_ / "pub").string());
-  auto deep = CheckPublicationObjects(m, reader, true);
+  auto deep = CheckPublicationObjects(m, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "pub" / (".vigilo-build-" + std::to_string(::getpid()))));
+  // The manifest as the store holds it is the one returned.
+  auto stored = ParseManifest(store.Peek("manifest.json").value_or(""));
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(*stored, m);
+  EXPECT_EQ(store.object_count(), 2 + m.postings.size());
+  // The scratch directory is gone; nothing else was put in the test directory.
+  EXPECT_EQ(Entries(dir_), std::vector<std::string>{"base.fvecs"});
 
   // Decode the centroids, then every posting: x̂ = ĉ + r̂ is within the
   // residual's half step of x, and ĉ is x's nearest decoded centroid.
-  auto cfile = parquet::LocalParquetFile::Open((dir_ / "pub/centroids.parquet").string());
+  auto cfile = StoredParquet::Open(store, "centroids.parquet");
   ASSERT_TRUE(cfile.ok());
   std::vector<float> centroids;
   for (size_t rg = 0; rg < cfile->footer().metadata.row_groups.size(); ++rg) {
@@ -95,7 +121,7 @@ TEST_F(BuilderTest, BuildsAValidExactlyReconstructiblePublication) {
   ASSERT_EQ(centroids.size(), 16 * kD);
   std::map<int64_t, int> seen;
   for (const PostingsFile& f : m.postings) {
-    auto file = parquet::LocalParquetFile::Open((dir_ / "pub" / f.object.path).string());
+    auto file = StoredParquet::Open(store, f.object.path);
     ASSERT_TRUE(file.ok());
     for (size_t rg = 0; rg < file->footer().metadata.row_groups.size(); ++rg) {
       auto cids = file->ReadColumnChunk(rg, 0), keys = file->ReadColumnChunk(rg, 1), offs = file->ReadColumnChunk(rg, 2),
@@ -134,8 +160,16 @@ TEST_F(BuilderTest, IsDeterministicAndNeverOverwrites) {
   other_seed.seed = 2;
   ASSERT_TRUE(BuildPublication(other_seed).ok());
   EXPECT_NE(Manifest("a"), Manifest("c"));
+  const std::vector<std::string> before = Entries(dir_ / "a");
   auto again = BuildPublication(Options("a"));
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists) << again.status().ToString();
+  EXPECT_EQ(Manifest("a"), Manifest("b"));
+  EXPECT_EQ(Entries(dir_ / "a"), before);  // nothing added, nothing removed
+  // The same into a store: the same bytes.
+  store::MemoryStore store;
+  ASSERT_TRUE(BuildPublication(StoreOptions(), store).ok());
+  EXPECT_EQ(store.Peek("manifest.json"), Manifest("a"));
+  EXPECT_EQ(BuildPublication(StoreOptions(), store).status().code(), StatusCode::kAlreadyExists);
 }
 
 TEST_F(BuilderTest, CosineLvq4WithAStringKeyFromJsonl) {
@@ -146,7 +180,7 @@ TEST_F(BuilderTest, CosineLvq4WithAStringKeyFromJsonl) {
     f << "],\"word\":\"w" << i << "\"}\n";
   }
   f.close();
-  BuildOptions o = Options("cos");
+  BuildOptions o = StoreOptions();
   o.input = (dir_ / "words.jsonl").string();
   o.input_options.vector_field = "emb";
   o.input_options.key_field = "word";
@@ -154,22 +188,23 @@ TEST_F(BuilderTest, CosineLvq4WithAStringKeyFromJsonl) {
   o.encoding = Encoding::kLvq4;
   o.nlist = 8;
   o.roots = 2;
-  auto built = BuildPublication(o);
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   EXPECT_EQ(built->manifest.index.ntotal, 300u);
   EXPECT_EQ(built->manifest.index.source_key[0].name, "word");
   EXPECT_EQ(built->manifest.index.source_key[0].type.kind, ColumnType::Kind::kString);
-  DirectoryObjectReader reader(o.out);
-  auto deep = CheckPublicationObjects(built->manifest, reader, true);
+  auto deep = CheckPublicationObjects(built->manifest, store, true);
   EXPECT_TRUE(deep.ok()) << deep.status().ToString();
 }
 
 TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
-  BuildOptions o = Options("src");
+  BuildOptions o = StoreOptions();
   o.source = true;
   o.source_layout.row_group_rows = 300;
   o.source_layout.max_file_bytes = 20'000;  // several files, each starting at a multiple of 300
-  auto built = BuildPublication(o);
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const auto& source = built->manifest.source;
   ASSERT_TRUE(source.has_value());
@@ -179,8 +214,7 @@ TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
                                                  Field{"vector", ColumnType{ColumnType::Kind::kFloatList, 0}}}));
   ASSERT_GT(source->files.size(), 1u);
   for (const SourceFile& f : source->files) EXPECT_EQ(f.row_begin % 300, 0u);
-  DirectoryObjectReader reader(o.out);
-  auto deep = CheckPublicationObjects(built->manifest, reader, true);
+  auto deep = CheckPublicationObjects(built->manifest, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   // Row 1234's payload is the input vector, bit for bit.
   const SourceFile* f = nullptr;
@@ -188,7 +222,7 @@ TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
     if (s.row_begin <= 1234 && 1234 < s.row_end) f = &s;
   }
   ASSERT_NE(f, nullptr);
-  auto file = parquet::LocalParquetFile::Open(o.out + "/" + f->object.path);
+  auto file = StoredParquet::Open(store, f->object.path);
   ASSERT_TRUE(file.ok());
   size_t rg = (1234 - f->row_begin) / 300, at = (1234 - f->row_begin) % 300;
   auto vectors = file->ReadColumnChunk(rg, 1);
@@ -248,7 +282,7 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
     ASSERT_TRUE((*sink)->Close().ok());
   };
   make((dir_ / "in.parquet").string(), 0);
-  BuildOptions o = Options("pq");
+  BuildOptions o = StoreOptions();
   o.input = (dir_ / "in.parquet").string();
   o.input_options.vector_field = "emb";
   o.input_options.key_field = "row";
@@ -256,7 +290,8 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   o.roots = 2;
   o.source = true;
   o.source_layout.row_group_rows = 64;
-  auto built = BuildPublication(o);
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const auto& source = *built->manifest.source;
   std::vector<std::string> names;
@@ -267,10 +302,9 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"row", "emb", "title", "score", "day"}));
   EXPECT_EQ(types, (std::vector<std::string>{"long", "list<float>", "string", "double", "date"}));
-  DirectoryObjectReader reader(o.out);
-  auto deep = CheckPublicationObjects(built->manifest, reader, true);
+  auto deep = CheckPublicationObjects(built->manifest, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
-  auto file = parquet::LocalParquetFile::Open(o.out + "/" + source.files[0].object.path);
+  auto file = StoredParquet::Open(store, source.files[0].object.path);
   ASSERT_TRUE(file.ok());
   auto titles = file->ReadColumnChunk(1, 2);  // rows 64…127; row 70 is null (70 % 7 == 0)
   ASSERT_TRUE(titles.ok());
@@ -280,11 +314,61 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   // Keys that are not the row positions: refused before any object is written.
   make((dir_ / "gap.parquet").string(), 1000);
   o.input = (dir_ / "gap.parquet").string();
-  o.out = (dir_ / "gap").string();
-  auto gap = BuildPublication(o);
+  store::MemoryStore gap_store;
+  RecordingStore recorded(gap_store);
+  auto gap = BuildPublication(o, recorded);
   EXPECT_EQ(gap.status().code(), StatusCode::kInvalidArgument) << gap.status().ToString();
   EXPECT_NE(gap.status().message().find("row 200 has another key"), std::string::npos) << gap.status().ToString();
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "gap" / "centroids.parquet"));
+  EXPECT_EQ(gap_store.object_count(), 0u);
+  EXPECT_EQ(recorded.gets, 1);  // the manifest probe; no create was even begun
+
+  // A source column the input does not have fails after the postings were
+  // written: they are removed again, and a corrected retry succeeds.
+  o.input = (dir_ / "in.parquet").string();
+  o.source_columns = {"title", "nope"};
+  store::MemoryStore failed;
+  failed.Overwrite("notes.txt", "not the build's");
+  auto missing = BuildPublication(o, failed);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no source column \"nope\""), std::string::npos)
+      << missing.status().ToString();
+  EXPECT_EQ(failed.Keys(), std::vector<std::string>{"notes.txt"});
+  o.source_columns = {"title"};
+  auto retried = BuildPublication(o, failed);
+  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+  EXPECT_TRUE(CheckPublicationObjects(retried->manifest, failed, true).ok());
+  EXPECT_EQ(failed.Peek("notes.txt"), "not the build's");
+}
+
+// The local entry point: a failed build removes the objects and the
+// directories it created (the output directory too when it made it), never
+// what was there; a retry into the same directory works.
+TEST_F(BuilderTest, AFailedLocalBuildLeavesTheDirectoryAsItWas) {
+  BuildOptions o = Options("deep/new/pub");
+  o.source = true;
+  o.source_columns = {"nope"};  // fails in the source pass, after centroids and postings
+  auto failed = BuildPublication(o);
+  EXPECT_EQ(failed.status().code(), StatusCode::kInvalidArgument) << failed.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "deep"));  // every directory it made, the parents too
+  EXPECT_EQ(Entries(dir_), std::vector<std::string>{"base.fvecs"});
+
+  std::filesystem::create_directories(dir_ / "kept");
+  std::ofstream(dir_ / "kept" / "notes.txt") << "mine";
+  o.out = (dir_ / "kept").string();
+  o.scratch = (dir_ / "scratch" / "sub").string();
+  EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs", "kept", "kept/notes.txt"}));
+
+  o.source_columns.clear();
+  auto built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  std::vector<std::string> entries = Entries(dir_ / "kept");
+  EXPECT_EQ(std::count(entries.begin(), entries.end(), "manifest.json"), 1);
+  EXPECT_EQ(std::count(entries.begin(), entries.end(), "notes.txt"), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "scratch"));  // scratch parents it made go too
+  auto store = store::OpenLocalStore(o.out);
+  ASSERT_TRUE(store.ok());
+  EXPECT_TRUE(CheckPublicationObjects(built->manifest, **store, true).ok());
 }
 
 // The same vectors as .fvecs, .npy and .bvecs-compatible bytes build the
@@ -334,7 +418,7 @@ TEST_F(BuilderTest, RefusesImpossibleOptions) {
   o = Options("x");
   o.input_options.vector_field = "a.b";
   EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_FALSE(std::filesystem::exists(dir_ / "x" / "manifest.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "x"));  // the build made it and left it empty: removed
 }
 
 }  // namespace

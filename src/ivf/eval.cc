@@ -115,7 +115,7 @@ double RecallAtK(std::span<const int64_t> found, std::span<const int64_t> truth,
   return static_cast<double>(hits) / static_cast<double>(k);
 }
 
-Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, MappedPublication& objects,
+Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
                                               const std::vector<std::vector<float>>& queries,
                                               const GroundTruth& truth, const EvalOptions& options) {
   const Manifest& m = reader.manifest();
@@ -142,7 +142,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, MappedP
     for (size_t i = 0; i < std::min(options.warmup, n); i += batch) {
       std::vector<std::vector<float>> part(queries.begin() + static_cast<std::ptrdiff_t>(i),
                                            queries.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + batch)));
-      VIGILO_RETURN_IF_ERROR(RunQuery(reader, objects, std::move(part), qo).status());
+      VIGILO_RETURN_IF_ERROR(RunQuery(reader, store, std::move(part), qo).status());
     }
     // Copies of the queries are made before the clock starts; the timed pass is the query core and its reads.
     std::vector<std::vector<std::vector<float>>> parts;
@@ -154,7 +154,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, MappedP
     results.reserve(parts.size());
     auto start = std::chrono::steady_clock::now();
     for (auto& part : parts) {
-      VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader, objects, std::move(part), qo));
+      VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader, store, std::move(part), qo));
       results.push_back(std::move(r));
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

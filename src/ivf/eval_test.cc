@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "store_test_support.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/kmeans_random.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -130,11 +132,12 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
   o.metric = Metric::kL2Squared;
   o.encoding = Encoding::kLvq8;
   o.nlist = 32;
-  o.out = (dir_ / "pub").string();
-  auto built = BuildPublication(o);
+  o.scratch = dir_.string();
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   PublicationReader reader(built->manifest);
-  MappedPublication objects(o.out);
+  RecordingStore objects(store);
   std::vector<std::vector<float>> queries;
   for (int q = 0; q < 20; ++q) {
     std::vector<float> v(kD);
@@ -161,6 +164,7 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
     EXPECT_GT((*points)[0].qps, 0);
     EXPECT_EQ((*points)[1].queries, 20u);
   }
+  EXPECT_EQ(objects.heads, 0);
   EvalOptions eo;
   eo.k = 11;
   EXPECT_EQ(EvaluateRecall(reader, objects, queries, truth, eo).status().code(), StatusCode::kInvalidArgument);

@@ -1,15 +1,10 @@
 // Footer and deep checks of a publication's objects (publication-v1.md §3, §6).
 #include "vigilo/ivf/publication_check.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <initializer_list>
 #include <limits>
+#include <variant>
 
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
@@ -35,49 +30,72 @@ Status At(Status s, const std::string& where) {
 
 std::string RowGroup(const std::string& path, size_t rg) { return path + ": row group " + std::to_string(rg); }
 
-// Path `where` for a status that names no place yet (a reader's errors
-// usually name the object already).
+// Path `where` for a status that names no place yet (the store's errors
+// name the object already).
 Status Named(Status s, const std::string& where) {
   if (s.ok() || !s.path().empty()) return s;
   return std::move(s).WithPath(where);
 }
 
-Result<Footer> ReadFooterOfSize(ObjectReader& reader, const ObjectDescriptor& d, uint64_t size, uint64_t* bytes_read,
-                                uint64_t max_read) {
-  uint64_t tail = std::min({size, kTailGuess, max_read});
+// The speculative footer read: the last min(size, 64 KiB, max_read) bytes.
+// As an object's first Get it is also its size check.
+ByteRange TailGuess(const ObjectDescriptor& d, uint64_t max_read) {
+  uint64_t tail = std::min({d.size, kTailGuess, max_read});
+  return ByteRange{d.size - tail, tail};
+}
+
+// The footer from `tail` (the object's last tail.size() bytes), reading the
+// longer tail a large footer needs once through `read`.
+template <typename Read>
+Result<Footer> FooterFromTail(Read&& read, const ObjectDescriptor& d, store::Bytes tail, uint64_t* bytes_read,
+                              uint64_t max_read) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto bytes = reader.Read(d.path, size - tail, tail);
-    if (!bytes.ok()) return Named(bytes.status(), d.path);
-    if (bytes_read != nullptr) *bytes_read += bytes->size();
-    auto parsed = parquet::ParseFooter(*bytes, size);
+    auto parsed = parquet::ParseFooter(tail.span(), d.size);
     if (!parsed.ok()) return At(parsed.status(), d.path);
     if (auto* footer = std::get_if<Footer>(&*parsed)) return std::move(*footer);
-    tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
-    if (tail > max_read) {
-      return LimitExceeded("the footer needs the last " + std::to_string(tail) + " bytes; at most " +
+    uint64_t need = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
+    if (need > max_read) {
+      return LimitExceeded("the footer needs the last " + std::to_string(need) + " bytes; at most " +
                            std::to_string(max_read) + " are read at once")
           .WithPath(d.path);
     }
+    if (attempt == 1) break;
+    auto more = read(d, d.size - need, need);
+    if (!more.ok()) return Named(more.status(), d.path);
+    if (bytes_read != nullptr) *bytes_read += more->size();
+    tail = std::move(*more);
   }
   return Internal("footer still incomplete after the requested tail").WithPath(d.path);
 }
 
-Status CheckSize(ObjectReader& reader, const ObjectDescriptor& d) {
-  auto size = reader.Size(d.path);
-  if (!size.ok()) return Named(size.status(), d.path);
-  if (*size != d.size) {
-    return IntegrityError("object is " + std::to_string(*size) + " bytes; the manifest says " + std::to_string(d.size))
-        .WithPath(d.path);
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
-Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& d, uint64_t* bytes_read,
+Result<store::Bytes> ReadObjectRange(store::ObjectStore& store, const ObjectDescriptor& d, uint64_t offset,
+                                     uint64_t length) {
+  store::GetOptions get;
+  get.range = ByteRange{offset, length};
+  get.max_bytes = length;
+  get.expected_size = d.size;
+  auto bytes = store.Get(d.path, get);
+  if (!bytes.ok()) return Named(bytes.status(), d.path);
+  // A store that answers with other than the bytes asked for is not trusted either.
+  if (bytes->size() != length) {
+    return IntegrityError("read " + std::to_string(bytes->size()) + " bytes of the range [" + std::to_string(offset) +
+                          ", +" + std::to_string(length) + ")")
+        .WithPath(d.path);
+  }
+  return bytes;
+}
+
+Result<parquet::Footer> ReadObjectFooter(store::ObjectStore& store, const ObjectDescriptor& d, uint64_t* bytes_read,
                                          uint64_t max_read) {
-  VIGILO_RETURN_IF_ERROR(CheckSize(reader, d));
-  return ReadFooterOfSize(reader, d, d.size, bytes_read, max_read);
+  auto read = [&store](const ObjectDescriptor& o, uint64_t offset, uint64_t length) {
+    return ReadObjectRange(store, o, offset, length);
+  };
+  ByteRange guess = TailGuess(d, max_read);
+  VIGILO_ASSIGN_OR_RETURN(store::Bytes tail, read(d, guess.offset, guess.length));
+  if (bytes_read != nullptr) *bytes_read += tail.size();
+  return FooterFromTail(read, d, std::move(tail), bytes_read, max_read);
 }
 
 namespace {
@@ -191,18 +209,17 @@ Status CheckCodeLengths(const parquet::DecodedColumn& codes, uint64_t want, cons
   return Status::Ok();
 }
 
-// Forwards to the caller's reader, recording the longest single read.
-class CountingReader final : public ObjectReader {
+// Reads object ranges through the store, recording the longest single Get.
+class RangeReader {
  public:
-  CountingReader(ObjectReader& inner, ObjectCheckReport& report) : inner_(inner), report_(report) {}
-  Result<uint64_t> Size(const std::string& path) override { return inner_.Size(path); }
-  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
+  RangeReader(store::ObjectStore& store, ObjectCheckReport& report) : store_(store), report_(report) {}
+  Result<store::Bytes> operator()(const ObjectDescriptor& d, uint64_t offset, uint64_t length) {
     report_.largest_read = std::max(report_.largest_read, length);
-    return inner_.Read(path, offset, length);
+    return ReadObjectRange(store_, d, offset, length);
   }
 
  private:
-  ObjectReader& inner_;
+  store::ObjectStore& store_;
   ObjectCheckReport& report_;
 };
 
@@ -210,8 +227,8 @@ class CountingReader final : public ObjectReader {
 // CheckObjects): each failure goes to Fail, which says whether to stop.
 class Checker {
  public:
-  Checker(const Manifest& m, ObjectReader& reader, const ObjectCheckOptions& options, ObjectCheckReport& report)
-      : m_(m), reader_(reader, report), o_(options), report_(report) {
+  Checker(const Manifest& m, store::ObjectStore& store, const ObjectCheckOptions& options, ObjectCheckReport& report)
+      : m_(m), read_(store, report), o_(options), report_(report) {
     if (o_.max_read != std::numeric_limits<uint64_t>::max()) decode_.max_decoded_bytes = o_.max_read;
   }
 
@@ -238,16 +255,20 @@ class Checker {
     return stopped_;
   }
 
-  // The object's size, then its footer and `structure` (skipped when the
-  // footer is broken), then with deep its SHA-256.
+  // The footer's tail, whose Get checks the object's size (a failure skips
+  // the object), then its footer and `structure` (skipped when the footer is
+  // broken), then with deep its SHA-256.
   template <typename Structure>
   void CheckObject(const ObjectDescriptor& d, Structure structure) {
     report_.objects++;
-    if (Status s = CheckSize(reader_, d); !s.ok()) {
-      Fail(std::move(s));
+    ByteRange guess = TailGuess(d, o_.max_read);
+    auto tail = read_(d, guess.offset, guess.length);
+    if (!tail.ok()) {
+      Fail(tail.status());
       return;
     }
-    auto footer = ReadFooterOfSize(reader_, d, d.size, &report_.bytes_read, o_.max_read);
+    report_.bytes_read += tail->size();
+    auto footer = FooterFromTail(read_, d, std::move(*tail), &report_.bytes_read, o_.max_read);
     if (!footer.ok()) {
       if (Fail(footer.status())) return;
     } else {
@@ -263,11 +284,10 @@ class Checker {
     uint64_t block = std::max<uint64_t>(1, std::min(kHashBlock, o_.max_read));
     Sha256Hasher h;
     for (uint64_t at = 0; at < d.size; at += block) {
-      auto bytes = reader_.Read(d.path, at, std::min(block, d.size - at));
-      if (!bytes.ok()) return Named(bytes.status(), d.path);
-      report_.bytes_read += bytes->size();
-      report_.bytes_hashed += bytes->size();
-      h.Update(*bytes);
+      VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, read_(d, at, std::min(block, d.size - at)));
+      report_.bytes_read += bytes.size();
+      report_.bytes_hashed += bytes.size();
+      h.Update(bytes.span());
     }
     VIGILO_ASSIGN_OR_RETURN(auto digest, h.Finalize());
     std::string hex = HexEncode(digest);
@@ -277,18 +297,18 @@ class Checker {
     return Status::Ok();
   }
 
-  Result<parquet::DecodedColumn> Decode(const std::string& path, const Footer& f, size_t rg,
+  Result<parquet::DecodedColumn> Decode(const ObjectDescriptor& d, const Footer& f, size_t rg,
                                         const parquet::ColumnChunkPlan& chunk) {
-    std::string where = RowGroup(path, rg);
+    std::string where = RowGroup(d.path, rg);
     if (chunk.range.length > o_.max_read) {
       return LimitExceeded("column chunk " + chunk.path + " is " + std::to_string(chunk.range.length) +
                            " bytes; at most " + std::to_string(o_.max_read) + " are read at once")
           .WithPath(where);
     }
-    auto bytes = reader_.Read(path, chunk.range.offset, chunk.range.length);
+    auto bytes = read_(d, chunk.range.offset, chunk.range.length);
     if (!bytes.ok()) return Named(bytes.status(), where);
     report_.bytes_read += bytes->size();
-    auto decoded = parquet::DecodeColumnChunk(f, rg, chunk.leaf, *bytes, decode_);
+    auto decoded = parquet::DecodeColumnChunk(f, rg, chunk.leaf, bytes->span(), decode_);
     if (!decoded.ok()) return At(decoded.status(), where);
     report_.column_chunks++;
     return decoded;
@@ -298,14 +318,14 @@ class Checker {
   // `needed` ones (every leaf with every_column), handing each needed one to
   // check(leaf, column).
   template <typename Check>
-  Status DecodeLeaves(const std::string& path, const Footer& f, size_t rg, std::initializer_list<size_t> needed,
+  Status DecodeLeaves(const ObjectDescriptor& d, const Footer& f, size_t rg, std::initializer_list<size_t> needed,
                       Check check) {
     auto plan = parquet::PlanRowGroup(f, rg);
-    if (!plan.ok()) return At(plan.status(), RowGroup(path, rg));
+    if (!plan.ok()) return At(plan.status(), RowGroup(d.path, rg));
     for (const parquet::ColumnChunkPlan& chunk : *plan) {
       bool want = std::find(needed.begin(), needed.end(), chunk.leaf) != needed.end();
       if (!want && !o_.every_column) continue;
-      VIGILO_ASSIGN_OR_RETURN(parquet::DecodedColumn column, Decode(path, f, rg, chunk));
+      VIGILO_ASSIGN_OR_RETURN(parquet::DecodedColumn column, Decode(d, f, rg, chunk));
       if (want) VIGILO_RETURN_IF_ERROR(check(chunk.leaf, column));
     }
     return Status::Ok();
@@ -347,7 +367,7 @@ class Checker {
     }
     if (!o_.deep) return Status::Ok();
     std::vector<int32_t> cids;  // 4 bytes per leaf of this root, until cid_bucket is decoded
-    return DecodeLeaves(path, f, r, {0, 1, 4}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
+    return DecodeLeaves(m_.hierarchy.centroids, f, r, {0, 1, 4}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
       if (leaf == 0) {
         cids = c.values.int32s;
         return Status::Ok();
@@ -421,7 +441,7 @@ class Checker {
     previous = cid;
     if (!o_.deep) return Status::Ok();
     uint64_t code_bytes = CodeBytes(m_.index.encoding, m_.index.dimension);
-    return DecodeLeaves(path, f, g, {0, code_leaf}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
+    return DecodeLeaves(file.object, f, g, {0, code_leaf}, [&](size_t leaf, const parquet::DecodedColumn& c) -> Status {
       if (leaf == 0) {
         for (int32_t v : c.values.int32s) {
           if (v != cid) return InvalidFormat("a cid value differs from the row group's statistics").WithPath(where);
@@ -456,7 +476,7 @@ class Checker {
                              " are required (row-group-rows " + std::to_string(s.row_group_rows) + ")")
                    .WithPath(RowGroup(path, g));
         } else if (o_.deep) {
-          st = DecodeLeaves(path, f, g, {key_leaf}, [&](size_t, const parquet::DecodedColumn& keys) -> Status {
+          st = DecodeLeaves(file.object, f, g, {key_leaf}, [&](size_t, const parquet::DecodedColumn& keys) -> Status {
             for (size_t i = 0; i < n; ++i) {
               uint64_t position = file.row_begin + rows + i;
               if (keys.values.int64s[i] != static_cast<int64_t>(position)) {
@@ -482,7 +502,7 @@ class Checker {
   }
 
   const Manifest& m_;
-  CountingReader reader_;
+  RangeReader read_;
   const ObjectCheckOptions& o_;
   ObjectCheckReport& report_;
   parquet::ColumnReadOptions decode_;
@@ -492,44 +512,18 @@ class Checker {
 
 }  // namespace
 
-Result<uint64_t> DirectoryObjectReader::Size(const std::string& path) {
-  std::error_code ec;
-  auto size = std::filesystem::file_size(std::filesystem::path(root_) / path, ec);
-  if (ec) return NotFound("cannot read object: " + ec.message()).WithPath(path);
-  return static_cast<uint64_t>(size);
-}
-
-Result<std::vector<uint8_t>> DirectoryObjectReader::Read(const std::string& path, uint64_t offset, uint64_t length) {
-  std::string full = (std::filesystem::path(root_) / path).string();
-  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NotFound(std::string("cannot open object: ") + std::strerror(errno)).WithPath(path);
-  std::vector<uint8_t> out(length);
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      return IoError("short read").WithPath(path);
-    }
-    done += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  return out;
-}
-
-Status CheckObjects(const Manifest& m, ObjectReader& reader, const ObjectCheckOptions& options,
+Status CheckObjects(const Manifest& m, store::ObjectStore& store, const ObjectCheckOptions& options,
                     ObjectCheckReport* report) {
   ObjectCheckReport local;
-  Checker checker(m, reader, options, report != nullptr ? *report : local);
+  Checker checker(m, store, options, report != nullptr ? *report : local);
   return checker.Run();
 }
 
-Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& m, ObjectReader& reader, bool deep) {
+Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& m, store::ObjectStore& store, bool deep) {
   ObjectCheckOptions options;
   options.deep = deep;
   ObjectCheckReport report;
-  VIGILO_RETURN_IF_ERROR(CheckObjects(m, reader, options, &report));
+  VIGILO_RETURN_IF_ERROR(CheckObjects(m, store, options, &report));
   return report;
 }
 

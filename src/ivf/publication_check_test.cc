@@ -1,22 +1,21 @@
 // CheckPublicationObjects: a publication written by the publication writer
-// passes the footer and deep levels, and each §3 rule broken in a real file
-// fails with its specific error naming the object (and row group).
+// (into a MemoryStore) passes the footer and deep levels, and each §3 rule
+// broken in a real object fails with its specific error naming the object
+// (and row group).
 #include "vigilo/ivf/publication_check.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <functional>
-#include <fstream>
 
-#include "vigilo/common/byte_source.h"
+#include "store_test_support.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/publication_inspect.h"
 #include "vigilo/ivf/publication_writer.h"
 #include "vigilo/ivf/source_writer.h"
-#include "vigilo/store/local_dir.h"
+#include "vigilo/store/memory_store.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -29,16 +28,7 @@ const std::vector<uint64_t> kOffsets = {0, 2, 5};
 
 class PublicationCheckTest : public testing::Test {
  protected:
-  void SetUp() override {
-    root_ = (std::filesystem::temp_directory_path() /
-             ("vigilo_check_" + std::to_string(::getpid()) + "_" +
-              testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-    Build();
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
+  void SetUp() override { Build(); }
 
   // 5 leaves in roots [0,2) [2,5); leaves 0, 1 and 4 have postings (2 + 1 + 3 rows).
   void Build() {
@@ -46,13 +36,13 @@ class PublicationCheckTest : public testing::Test {
     for (size_t i = 0; i < leaves.size(); ++i) leaves[i] = static_cast<float>(i % 7);
     auto lvq = EncodeLvqRows(Encoding::kLvq8, leaves, kDim);
     ASSERT_TRUE(lvq.ok());
-    auto centroids = WriteCentroids(root_, kOffsets, *lvq, kDim, parquet::CompressionCodec::kUncompressed);
+    auto centroids = WriteCentroids(writes_, kOffsets, *lvq, kDim, parquet::CompressionCodec::kUncompressed);
     ASSERT_TRUE(centroids.ok());
     m_.index = IndexSpec{"vector", Metric::kL2Squared, Encoding::kLvq8, kDim, 5, 6,
                          {Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}};
     m_.artifact_uuid = *Uuid::Parse("0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9");
     m_.hierarchy = Hierarchy{kOffsets, *centroids};
-    auto w = PostingsWriter::Open(root_, m_.index, kOffsets, {});
+    auto w = PostingsWriter::Open(writes_, m_.index, kOffsets, {});
     ASSERT_TRUE(w.ok());
     int64_t key = 0;
     for (auto [cid, n] : {std::pair<uint32_t, size_t>{0, 2}, {1, 1}, {4, 3}}) {
@@ -71,10 +61,7 @@ class PublicationCheckTest : public testing::Test {
     ASSERT_TRUE(ValidateManifest(m_).ok()) << ValidateManifest(m_).ToString();
   }
 
-  Status Check(bool deep) {
-    DirectoryObjectReader reader(root_);
-    return CheckPublicationObjects(m_, reader, deep).status();
-  }
+  Status Check(bool deep) { return CheckPublicationObjects(m_, store_, deep).status(); }
 
   // Replaces the object at `path` by a file with these columns and row
   // groups (each a list of rows: cid, key, offset, scale, code), and points
@@ -108,15 +95,15 @@ class PublicationCheckTest : public testing::Test {
   }
 
   void Overwrite(ObjectDescriptor& d, const std::string& bytes) {
-    std::filesystem::remove(root_ + "/" + d.path);
-    std::ofstream(root_ + "/" + d.path, std::ios::binary) << bytes;
+    store_.Overwrite(d.path, bytes);
     Sha256Hasher h;
     h.Update(bytes);
     d.size = bytes.size();
     d.sha256 = HexEncode(*h.Finalize());
   }
 
-  std::string root_;
+  store::MemoryStore store_;
+  store::OwnedWrites writes_{store_};
   Manifest m_;
 };
 
@@ -142,19 +129,24 @@ std::vector<ColumnSpec> PostingsColumns() {
 const char* const kBucket1 = "ivf_postings/cid_bucket=000001/part-000000.parquet";
 
 TEST_F(PublicationCheckTest, AWrittenPublicationPasses) {
-  DirectoryObjectReader reader(root_);
-  auto shallow = CheckPublicationObjects(m_, reader, false);
+  // The writers created exactly the three objects, each recorded as this write's.
+  EXPECT_EQ(store_.Keys(), (std::vector<std::string>{"centroids.parquet", m_.postings[0].object.path, kBucket1}));
+  EXPECT_EQ(writes_.created(), (std::vector<std::string>{"centroids.parquet", m_.postings[0].object.path, kBucket1}));
+  RecordingStore reads(store_);
+  auto shallow = CheckPublicationObjects(m_, reads, false);
   ASSERT_TRUE(shallow.ok()) << shallow.status().ToString();
   EXPECT_EQ(shallow->objects, 3u);
   EXPECT_EQ(shallow->row_groups, 2u + 2u + 1u);
-  auto deep = CheckPublicationObjects(m_, reader, true);
+  EXPECT_EQ(reads.gets, 3);  // one footer tail each, whose Get also checks the size
+  EXPECT_EQ(shallow->bytes_read, reads.BytesRead());
+  auto deep = CheckPublicationObjects(m_, reads, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   EXPECT_GT(deep->bytes_read, shallow->bytes_read);
+  EXPECT_EQ(reads.heads, 0);
 }
 
 TEST_F(PublicationCheckTest, InspectReportsListsAndBuckets) {
-  DirectoryObjectReader reader(root_);
-  auto shape = InspectPublication(m_, reader);
+  auto shape = InspectPublication(m_, store_);
   ASSERT_TRUE(shape.ok()) << shape.status().ToString();
   EXPECT_EQ(shape->list_rows, (std::vector<uint64_t>{2, 1, 0, 0, 3}));
   EXPECT_EQ(shape->empty_lists, 2u);
@@ -184,8 +176,7 @@ TEST(SummarizeTest, NearestRankPercentiles) {
 // P-POS-04: statistics must be present, exact and agree; the footer is
 // rewritten around the same column chunks with the cid statistics edited.
 TEST_F(PublicationCheckTest, CidStatisticsMustBeExactAndComplete) {
-  const std::string path = root_ + "/" + m_.postings[0].object.path;
-  std::string original = *ReadFileToString(path, 1 << 20);
+  std::string original = *store_.Peek(m_.postings[0].object.path);
   auto edit = [&](const std::function<void(parquet::Statistics&)>& change) {
     auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(original.data()), original.size());
     auto parsed = parquet::ParseFooter(bytes, bytes.size());
@@ -236,10 +227,16 @@ TEST_F(PublicationCheckTest, CentroidRowsMustBeInCidOrder) {
                     "row 0 is (cid_bucket 0, cid 1); rows must be ordered (cid_bucket, cid)"));
 }
 
-// P-OBJ-02 / size: the object's size must be the manifest's.
+// P-OBJ-02 / size: the object's size must be the manifest's (the expected
+// size of every Get; the store names the difference).
 TEST_F(PublicationCheckTest, SizeMismatchIsAnIntegrityError) {
+  const uint64_t size = m_.postings[1].object.size;
   m_.postings[1].object.size += 1;
-  EXPECT_TRUE(Fails(Check(false), StatusCode::kIntegrityError, kBucket1, "; the manifest says"));
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kIntegrityError, kBucket1,
+                    "object is " + std::to_string(size) + " bytes, expected " + std::to_string(size + 1)));
+  m_.postings[1].object.size -= 2;
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kIntegrityError, kBucket1,
+                    "object is " + std::to_string(size) + " bytes, expected " + std::to_string(size - 1)));
 }
 
 // P-OBJ-03 (deep): the whole-object SHA-256.
@@ -250,7 +247,7 @@ TEST_F(PublicationCheckTest, DigestMismatchIsFoundByTheDeepLevel) {
 }
 
 TEST_F(PublicationCheckTest, ABrokenFooterIsAParseError) {
-  std::string bytes = *ReadFileToString(root_ + "/" + kBucket1, 1 << 20);
+  std::string bytes = *store_.Peek(kBucket1);
   bytes[bytes.size() - 1] = 'X';
   Overwrite(m_.postings[1].object, bytes);
   Status s = Check(false);
@@ -329,8 +326,8 @@ TEST_F(PublicationCheckTest, CentroidRowGroupsFollowTheRoots) {
 }
 
 TEST_F(PublicationCheckTest, AMissingObjectIsNotFound) {
-  std::filesystem::remove(root_ + "/" + kBucket1);
-  EXPECT_EQ(Check(false).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(store_.Delete(kBucket1).ok());
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kNotFound, kBucket1, "no such object"));
 }
 
 // A source table of the 6 rows (key id, payload word) with row-group-rows 4.
@@ -342,7 +339,7 @@ class SourceCheckTest : public PublicationCheckTest {
                               Field{"word", ColumnType{ColumnType::Kind::kString, 0}}};
     SourceLayout layout;
     layout.row_group_rows = 4;
-    auto w = SourceWriter::Open(root_, fields, "id", layout);
+    auto w = SourceWriter::Open(writes_, fields, "id", layout);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     parquet::DecodedColumn keys, words;
     keys.num_rows = words.num_rows = 6;
@@ -417,7 +414,9 @@ TEST_F(SourceCheckTest, KeysAreTheirRowPositions) {
 
 // The source writer itself refuses keys that are not positions.
 TEST_F(SourceCheckTest, TheWriterRefusesOtherKeys) {
-  auto w = SourceWriter::Open(root_ + "/other", {Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}, "id", {});
+  store::MemoryStore other;
+  store::OwnedWrites writes(other);
+  auto w = SourceWriter::Open(writes, {Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}, "id", {});
   ASSERT_TRUE(w.ok());
   parquet::DecodedColumn keys;
   keys.num_rows = 2;
@@ -426,6 +425,7 @@ TEST_F(SourceCheckTest, TheWriterRefusesOtherKeys) {
   Status s = (*w)->Append({&keys});
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("at row 1 is 5"), std::string::npos) << s.ToString();
+  EXPECT_EQ(other.object_count(), 0u);
 }
 
 }  // namespace

@@ -25,13 +25,13 @@ SizeSummary Summarize(std::vector<uint64_t> values) {
   return s;
 }
 
-Result<PublicationShape> InspectPublication(const Manifest& m, ObjectReader& reader) {
+Result<PublicationShape> InspectPublication(const Manifest& m, store::ObjectStore& store) {
   PublicationShape shape;
   shape.list_rows.assign(m.index.nlist, 0);
   shape.centroids_bytes = m.hierarchy.centroids.size;
   for (const PostingsFile& file : m.postings) {
     shape.postings_bytes += file.object.size;
-    VIGILO_ASSIGN_OR_RETURN(parquet::Footer f, ReadObjectFooter(reader, file.object, &shape.footer_bytes_read));
+    VIGILO_ASSIGN_OR_RETURN(parquet::Footer f, ReadObjectFooter(store, file.object, &shape.footer_bytes_read));
     for (size_t g = 0; g < f.metadata.row_groups.size(); ++g) {
       const parquet::RowGroup& rg = f.metadata.row_groups[g];
       VIGILO_ASSIGN_OR_RETURN(int32_t cid,

@@ -18,7 +18,7 @@ Status InManifest(Status s, const std::string& manifest_path) {
   return std::move(s).PrependPath(manifest_path + ": ");
 }
 
-Result<VerifyReport> Verify(const Manifest& m, ObjectReader& reader, const VerifyOptions& o, VerifyReport report,
+Result<VerifyReport> Verify(const Manifest& m, store::ObjectStore& store, const VerifyOptions& o, VerifyReport report,
                             const std::string& manifest_path) {
   auto record = [&](const Status& s) {
     report.failures.push_back(s);
@@ -34,7 +34,7 @@ Result<VerifyReport> Verify(const Manifest& m, ObjectReader& reader, const Verif
   checks.max_read = o.max_buffer_bytes;
   checks.on_failure = record;
   ObjectCheckReport counts;
-  (void)CheckObjects(m, reader, checks, &counts);  // every failure went to record
+  (void)CheckObjects(m, store, checks, &counts);  // every failure went to record
   report.objects = counts.objects;
   report.bytes_hashed = counts.bytes_hashed;
   report.bytes_read = counts.bytes_read;
@@ -70,12 +70,13 @@ Status CheckDerivedArtifactUuid(const Manifest& manifest) {
   return Status::Ok();
 }
 
-Result<VerifyReport> VerifyPublication(const Manifest& manifest, ObjectReader& reader, const VerifyOptions& options) {
+Result<VerifyReport> VerifyPublication(const Manifest& manifest, store::ObjectStore& store,
+                                       const VerifyOptions& options) {
   VIGILO_RETURN_IF_ERROR(CheckOptions(options));
-  return Verify(manifest, reader, options, VerifyReport{}, "");
+  return Verify(manifest, store, options, VerifyReport{}, "");
 }
 
-Result<VerifyReport> VerifyPublicationFrom(ObjectReader& reader, const std::string& manifest_path,
+Result<VerifyReport> VerifyPublicationFrom(store::ObjectStore& store, const std::string& manifest_path,
                                            const VerifyOptions& options) {
   VIGILO_RETURN_IF_ERROR(CheckOptions(options));
   VerifyReport report;
@@ -83,26 +84,18 @@ Result<VerifyReport> VerifyPublicationFrom(ObjectReader& reader, const std::stri
     report.failures.push_back(InManifest(std::move(s), manifest_path));
     return report;
   };
-  auto size = reader.Size(manifest_path);
-  if (!size.ok()) return fail(size.status());
-  if (*size > kMaxManifestBytes) {
-    return fail(LimitExceeded("manifest is " + std::to_string(*size) + " bytes; at most " +
-                              std::to_string(kMaxManifestBytes) + " are allowed"));
-  }
-  std::string bytes;
-  bytes.reserve(*size);
-  for (uint64_t at = 0; at < *size; at += options.max_buffer_bytes) {
-    uint64_t n = std::min(options.max_buffer_bytes, *size - at);
-    auto piece = reader.Read(manifest_path, at, n);
-    if (!piece.ok()) return fail(piece.status());
-    report.largest_read = std::max(report.largest_read, n);
-    bytes.append(piece->begin(), piece->end());
-  }
-  report.manifest_bytes = bytes.size();
-  auto manifest = ParseManifest(bytes);
+  // Its size is known from nothing but itself: one Get with the format's cap
+  // (the whole manifest is held for parsing anyway), never a HEAD.
+  store::GetOptions get;
+  get.max_bytes = kMaxManifestBytes;
+  auto bytes = store.Get(manifest_path, get);
+  if (!bytes.ok()) return fail(bytes.status());
+  report.manifest_bytes = bytes->size();
+  report.largest_read = bytes->size();
+  auto manifest = ParseManifest(bytes->view());
+  *bytes = store::Bytes();  // the parsed model is all that is needed from here on
   if (!manifest.ok()) return fail(manifest.status());
-  bytes = std::string();
-  return Verify(*manifest, reader, options, std::move(report), manifest_path);
+  return Verify(*manifest, store, options, std::move(report), manifest_path);
 }
 
 }  // namespace vigilo::ivf

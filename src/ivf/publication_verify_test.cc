@@ -1,5 +1,6 @@
 // VerifyPublication / VerifyPublicationFrom: real publications built by
-// BuildPublication (lvq4 and lvq8, with and without a source table) verify,
+// BuildPublication into a MemoryStore (lvq4 and lvq8, with and without a
+// source table) verify,
 // and one flipped byte anywhere (manifest.json included) fails, naming the
 // object; truncated, extended and missing objects, an edited manifest, --all
 // over two independent corruptions, and the read bound.
@@ -21,11 +22,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <memory>
 #include <set>
 
-#include "vigilo/common/byte_source.h"
+#include "store_test_support.h"
 #include "vigilo/ivf/builder.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -40,41 +42,17 @@ constexpr uint64_t kEveryByteUpTo = 512;
 constexpr uint64_t kSpread = 300;
 #endif
 
-// The publication's files in memory; records every read.
-class MemoryReader final : public ObjectReader {
- public:
-  Result<uint64_t> Size(const std::string& path) override {
-    auto it = files.find(path);
-    if (it == files.end()) return NotFound("no such object").WithPath(path);
-    return it->second.size();
-  }
-  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
-    largest_read = std::max(largest_read, length);
-    auto it = files.find(path);
-    if (it == files.end()) return NotFound("no such object").WithPath(path);
-    if (offset > it->second.size() || length > it->second.size() - offset) return IoError("short read").WithPath(path);
-    auto begin = it->second.begin() + static_cast<std::ptrdiff_t>(offset);
-    return std::vector<uint8_t>(begin, begin + static_cast<std::ptrdiff_t>(length));
-  }
-  std::map<std::string, std::vector<uint8_t>> files;
-  uint64_t largest_read = 0;
+// A built publication: its objects in a MemoryStore (tampered with through
+// Overwrite and Delete), read through a RecordingStore.
+struct Published {
+  std::unique_ptr<store::MemoryStore> objects = std::make_unique<store::MemoryStore>();
+  std::unique_ptr<RecordingStore> reads = std::make_unique<RecordingStore>(*objects);
+  std::string Bytes(const std::string& key) const { return objects->Peek(key).value_or(""); }
+  uint64_t Size(const std::string& key) const { return Bytes(key).size(); }
 };
 
-MemoryReader Load(const std::string& root) {
-  MemoryReader r;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file()) continue;
-    std::string rel = std::filesystem::relative(e.path(), root).generic_string();
-    auto bytes = ReadFileToString(e.path().string(), 1 << 30);
-    EXPECT_TRUE(bytes.ok());
-    r.files[rel] = std::vector<uint8_t>(bytes->begin(), bytes->end());
-  }
-  return r;
-}
-
-Manifest ManifestOf(MemoryReader& r) {
-  const auto& b = r.files.at("manifest.json");
-  auto m = ParseManifest(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+Manifest ManifestOf(const Published& p) {
+  auto m = ParseManifest(p.Bytes("manifest.json"));
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   return *m;
 }
@@ -88,8 +66,8 @@ std::vector<std::string> ObjectPaths(const Manifest& m) {
   return paths;
 }
 
-VerifyReport Verify(MemoryReader& r, VerifyOptions o = {}) {
-  auto report = VerifyPublicationFrom(r, "manifest.json", o);
+VerifyReport Verify(Published& p, VerifyOptions o = {}) {
+  auto report = VerifyPublicationFrom(*p.reads, "manifest.json", o);
   EXPECT_TRUE(report.ok()) << report.status().ToString();
   return report.ok() ? *report : VerifyReport{};
 }
@@ -130,13 +108,13 @@ class VerifyTest : public testing::Test {
   // A small publication: several postings files (row groups split at 25
   // rows) and, with a source, several source files; or (!small) one
   // postings file per bucket and one source file.
-  std::string Build(const std::string& name, Shape shape, size_t n = 300, size_t d = 5, bool small = true) {
+  Published Build(Shape shape, size_t n = 300, size_t d = 5, bool small = true) {
     BuildOptions o;
     o.input = Input(n, d);
     o.encoding = shape.encoding;
     o.nlist = 6;
     o.roots = 2;
-    o.out = (dir_ / name).string();
+    o.scratch = dir_.string();
     o.layout.max_row_group_rows = 25;
     o.layout.max_file_bytes = 8000;
     o.source = shape.source;
@@ -148,9 +126,11 @@ class VerifyTest : public testing::Test {
       o.source_layout = SourceLayout{};
       o.source_layout.row_group_rows = 200;
     }
-    auto built = BuildPublication(o);
+    Published p;
+    auto built = BuildPublication(o, *p.objects);
     EXPECT_TRUE(built.ok()) << built.status().ToString();
-    return o.out;
+    EXPECT_EQ(p.reads->heads, 0);
+    return p;
   }
 
   std::filesystem::path dir_;
@@ -181,18 +161,20 @@ std::vector<uint64_t> Positions(uint64_t size) {
   return {at.begin(), at.end()};
 }
 
-void FlipEveryPosition(MemoryReader& r, const std::string& label) {
-  Manifest m = ManifestOf(r);
+void FlipEveryPosition(Published& p, const std::string& label) {
+  Manifest m = ManifestOf(p);
   std::vector<std::string> paths = ObjectPaths(m);
   paths.insert(paths.begin(), "manifest.json");
   uint64_t flips = 0;
   for (const std::string& path : paths) {
-    std::vector<uint8_t>& bytes = r.files.at(path);
-    for (uint64_t at : Positions(bytes.size())) {
+    const std::string original = p.Bytes(path);
+    for (uint64_t at : Positions(original.size())) {
       for (uint8_t mask : {uint8_t{0x01}, uint8_t{0x80}}) {
-        bytes[at] ^= mask;
-        auto report = VerifyPublicationFrom(r, "manifest.json", {});
-        bytes[at] ^= mask;
+        std::string flipped = original;
+        flipped[at] = static_cast<char>(flipped[at] ^ mask);
+        p.objects->Overwrite(path, std::move(flipped));
+        auto report = VerifyPublicationFrom(*p.objects, "manifest.json", {});
+        p.objects->Overwrite(path, original);
         ++flips;
         ASSERT_TRUE(report.ok()) << report.status().ToString();
         ASSERT_EQ(report->failures.size(), 1u) << label << ": " << path << " byte " << at << " ^ " << int{mask}
@@ -202,25 +184,31 @@ void FlipEveryPosition(MemoryReader& r, const std::string& label) {
       }
     }
   }
-  EXPECT_TRUE(Verify(r).ok());  // every flip was undone
+  EXPECT_TRUE(Verify(p).ok());  // every flip was undone
   std::printf("[ %s ] %zu objects, %llu flips\n", label.c_str(), paths.size(), static_cast<unsigned long long>(flips));
 }
 
 TEST_F(VerifyTest, ABuiltPublicationVerifiesWithItsCounts) {
-  MemoryReader r = Load(Build("pub", {Encoding::kLvq8, true}));
-  Manifest m = ManifestOf(r);
+  Published p = Build({Encoding::kLvq8, true});
+  Manifest m = ManifestOf(p);
   ASSERT_GE(m.postings.size(), 3u);
   ASSERT_GT(m.source->files.size(), 1u);
-  VerifyReport report = Verify(r);
-  ASSERT_TRUE(report.ok()) << Describe(report);
+  // Exactly the manifest and its objects: no scratch or temporary object.
   std::vector<std::string> paths = ObjectPaths(m);
+  std::vector<std::string> keys = paths;
+  keys.push_back("manifest.json");
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(p.objects->Keys(), keys);
+  VerifyReport report = Verify(p);
+  ASSERT_TRUE(report.ok()) << Describe(report);
+  EXPECT_EQ(p.reads->heads, 0);  // every size comes from the manifest
   uint64_t bytes = 0;
-  for (const std::string& p : paths) bytes += r.files.at(p).size();
+  for (const std::string& path : paths) bytes += p.Size(path);
   EXPECT_EQ(report.objects, paths.size());
   EXPECT_EQ(report.bytes_hashed, bytes);
   EXPECT_EQ(report.rows, m.index.ntotal);
   EXPECT_EQ(report.source_rows, m.index.ntotal);
-  EXPECT_EQ(report.manifest_bytes, r.files.at("manifest.json").size());
+  EXPECT_EQ(report.manifest_bytes, p.Size("manifest.json"));
   // 2 centroid row groups, 300 / 50 source row groups, postings split at 25 rows.
   EXPECT_GE(report.row_groups, 2u + 6u + 300u / 25u);
   // Every column chunk: 5 per centroid and postings row group, 2 per source row group.
@@ -233,67 +221,75 @@ TEST_F(VerifyTest, EveryFlippedByteIsCaughtAndNamed) {
                       Shape{Encoding::kLvq4, true}}) {
     if (kSanitized && (shape.encoding == Encoding::kLvq8) != shape.source) continue;
     std::string label = std::string(EncodingName(shape.encoding)) + (shape.source ? "+source" : "");
-    MemoryReader r = Load(Build(label, shape));
-    ASSERT_TRUE(Verify(r).ok()) << label << Describe(Verify(r));
-    FlipEveryPosition(r, label);
+    Published p = Build(shape);
+    ASSERT_TRUE(Verify(p).ok()) << label << Describe(Verify(p));
+    FlipEveryPosition(p, label);
     if (HasFatalFailure()) return;
   }
 }
 
 TEST_F(VerifyTest, TruncatedExtendedAndMissingObjects) {
-  MemoryReader r = Load(Build("pub", {Encoding::kLvq8, true}));
-  Manifest m = ManifestOf(r);
+  Published p = Build({Encoding::kLvq8, true});
+  Manifest m = ManifestOf(p);
   const std::string& postings = m.postings[1].object.path;
-  std::vector<uint8_t> saved = r.files.at(postings);
+  const std::string saved = p.Bytes(postings);
 
-  r.files.at(postings).pop_back();
-  VerifyReport cut = Verify(r);
+  // The size check is the first Get's expected size (the store's message).
+  p.objects->Overwrite(postings, saved.substr(0, saved.size() - 1));
+  VerifyReport cut = Verify(p);
   ASSERT_EQ(cut.failures.size(), 1u) << Describe(cut);
   EXPECT_EQ(cut.failures[0].code(), StatusCode::kIntegrityError);
   EXPECT_EQ(cut.failures[0].path(), postings);
   EXPECT_EQ(cut.failures[0].message(),
-            "object is " + std::to_string(saved.size() - 1) + " bytes; the manifest says " + std::to_string(saved.size()));
+            "object is " + std::to_string(saved.size() - 1) + " bytes, expected " + std::to_string(saved.size()));
 
-  r.files.at(postings) = saved;
-  r.files.at(postings).push_back(0);
-  VerifyReport extra = Verify(r);
+  p.objects->Overwrite(postings, saved + std::string(1, '\0'));
+  VerifyReport extra = Verify(p);
   ASSERT_EQ(extra.failures.size(), 1u) << Describe(extra);
   EXPECT_EQ(extra.failures[0].code(), StatusCode::kIntegrityError);
   EXPECT_EQ(extra.failures[0].path(), postings);
+  EXPECT_EQ(extra.failures[0].message(),
+            "object is " + std::to_string(saved.size() + 1) + " bytes, expected " + std::to_string(saved.size()));
 
-  r.files.erase(postings);
-  VerifyReport missing = Verify(r);
+  // --all: a wrong-sized object is one failure (the rest of it is skipped).
+  VerifyOptions all;
+  all.all = true;
+  EXPECT_EQ(Verify(p, all).failures.size(), 1u) << Describe(Verify(p, all));
+
+  ASSERT_TRUE(p.objects->Delete(postings).ok());
+  VerifyReport missing = Verify(p);
   ASSERT_EQ(missing.failures.size(), 1u) << Describe(missing);
   EXPECT_EQ(missing.failures[0].code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.failures[0].path(), postings);
-  r.files[postings] = saved;
+  EXPECT_EQ(Verify(p, all).failures.size(), 1u) << Describe(Verify(p, all));
+  p.objects->Overwrite(postings, saved);
 
-  r.files.erase("manifest.json");
-  VerifyReport no_manifest = Verify(r);
+  ASSERT_TRUE(p.objects->Delete("manifest.json").ok());
+  VerifyReport no_manifest = Verify(p);
   ASSERT_EQ(no_manifest.failures.size(), 1u) << Describe(no_manifest);
   EXPECT_EQ(no_manifest.failures[0].code(), StatusCode::kNotFound);
   EXPECT_EQ(no_manifest.failures[0].path(), "manifest.json");
 }
 
 TEST_F(VerifyTest, AnEditedDigestInTheManifest) {
-  MemoryReader r = Load(Build("pub", {Encoding::kLvq4, false}));
-  Manifest m = ManifestOf(r);
+  Published p = Build({Encoding::kLvq4, false});
+  Manifest m = ManifestOf(p);
   const ObjectDescriptor& d = m.postings[0].object;
-  std::string text(r.files.at("manifest.json").begin(), r.files.at("manifest.json").end());
+  std::string text = p.Bytes("manifest.json");
   size_t at = text.find(d.sha256);
   ASSERT_NE(at, std::string::npos);
   text[at + 10] = text[at + 10] == '0' ? '1' : '0';
-  r.files.at("manifest.json").assign(text.begin(), text.end());
+  p.objects->Overwrite("manifest.json", text);
 
   // The derived artifact-uuid no longer matches: the first failure is the manifest's.
-  VerifyReport first = Verify(r);
+  VerifyReport first = Verify(p);
   ASSERT_EQ(first.failures.size(), 1u) << Describe(first);
   EXPECT_EQ(first.failures[0].code(), StatusCode::kIntegrityError);
   EXPECT_EQ(first.failures[0].path(), "manifest.json: $.artifact-uuid");
 
   VerifyOptions all;
   all.all = true;
-  VerifyReport both = Verify(r, all);
+  VerifyReport both = Verify(p, all);
   ASSERT_EQ(both.failures.size(), 2u) << Describe(both);
   EXPECT_EQ(both.failures[1].code(), StatusCode::kIntegrityError);
   EXPECT_EQ(both.failures[1].path(), d.path);
@@ -301,28 +297,30 @@ TEST_F(VerifyTest, AnEditedDigestInTheManifest) {
 
   VerifyOptions any_uuid;
   any_uuid.derived_uuid = false;
-  VerifyReport object = Verify(r, any_uuid);
+  VerifyReport object = Verify(p, any_uuid);
   ASSERT_EQ(object.failures.size(), 1u) << Describe(object);
   EXPECT_EQ(object.failures[0].path(), d.path);
 }
 
 TEST_F(VerifyTest, AllListsIndependentFailuresAndContinuesPastABrokenFooter) {
-  MemoryReader r = Load(Build("pub", {Encoding::kLvq8, true}));
-  Manifest m = ManifestOf(r);
+  Published pub = Build({Encoding::kLvq8, true});
+  Manifest m = ManifestOf(pub);
   const std::string& postings = m.postings[0].object.path;
   const std::string& source = m.source->files.back().object.path;
-  std::vector<uint8_t>& p = r.files.at(postings);
-  p[p.size() / 2] ^= 0x80;                 // a value or page byte
-  std::vector<uint8_t>& s = r.files.at(source);
-  s[s.size() - 6] ^= 0x01;                 // the footer length: the footer cannot be read
+  std::string p = pub.Bytes(postings);
+  p[p.size() / 2] = static_cast<char>(p[p.size() / 2] ^ 0x80);  // a value or page byte
+  pub.objects->Overwrite(postings, p);
+  std::string s = pub.Bytes(source);
+  s[s.size() - 6] = static_cast<char>(s[s.size() - 6] ^ 0x01);  // the footer length: the footer cannot be read
+  pub.objects->Overwrite(source, s);
 
-  VerifyReport first = Verify(r);
+  VerifyReport first = Verify(pub);
   ASSERT_EQ(first.failures.size(), 1u) << Describe(first);
   EXPECT_TRUE(Names(first.failures[0], postings)) << Describe(first);
 
   VerifyOptions o;
   o.all = true;
-  VerifyReport all = Verify(r, o);
+  VerifyReport all = Verify(pub, o);
   ASSERT_GE(all.failures.size(), 2u) << Describe(all);
   std::set<std::string> named;
   for (const Status& f : all.failures) {
@@ -340,44 +338,53 @@ TEST_F(VerifyTest, AllListsIndependentFailuresAndContinuesPastABrokenFooter) {
 
 TEST_F(VerifyTest, NoReadExceedsTheBufferBound) {
   // Objects several times larger than the bound; chunks below it.
-  MemoryReader r = Load(Build("big", {Encoding::kLvq8, true}, 12000, 16, false));
-  Manifest m = ManifestOf(r);
+  Published p = Build({Encoding::kLvq8, true}, 12000, 16, false);
+  Manifest m = ManifestOf(p);
   constexpr uint64_t kBound = 64 * 1024;
   uint64_t larger = 0;
-  for (const std::string& p : ObjectPaths(m)) larger += r.files.at(p).size() > 2 * kBound;
+  for (const std::string& path : ObjectPaths(m)) larger += p.Size(path) > 2 * kBound;
   ASSERT_GE(larger, 3u);
-  ASSERT_GT(r.files.at("manifest.json").size(), 1024u);
+  const uint64_t manifest_bytes = p.Size("manifest.json");
+  ASSERT_GT(manifest_bytes, 1024u);
   VerifyOptions o;
   o.max_buffer_bytes = kBound;
-  VerifyReport report = Verify(r, o);
+  p.reads->reads.clear();
+  VerifyReport report = Verify(p, o);
   ASSERT_TRUE(report.ok()) << Describe(report);
-  EXPECT_LE(r.largest_read, kBound);
-  EXPECT_EQ(report.largest_read, r.largest_read);
+  // The manifest is one Get of all of it (its size is known from nothing
+  // else and it is held whole anyway); every object Get is within the bound.
+  EXPECT_EQ(p.reads->GetsOf("manifest.json"), 1);
+  EXPECT_EQ(p.reads->reads[0].key, "manifest.json");
+  EXPECT_EQ(p.reads->reads[0].length, manifest_bytes);
+  EXPECT_LE(p.reads->LargestReadExcept("manifest.json"), kBound);
+  EXPECT_EQ(report.largest_read, std::max(manifest_bytes, p.reads->LargestReadExcept("manifest.json")));
+  EXPECT_EQ(report.bytes_read + manifest_bytes, p.reads->BytesRead());
   EXPECT_GT(report.bytes_hashed, 10 * kBound);
+  EXPECT_EQ(p.reads->heads, 0);
 
   // A bound below a column chunk is a failure naming the row group, never a larger read.
-  r.largest_read = 0;
+  p.reads->reads.clear();
   o.max_buffer_bytes = 1024;
-  VerifyReport small = Verify(r, o);
+  VerifyReport small = Verify(p, o);
   ASSERT_FALSE(small.ok());
   EXPECT_EQ(small.failures[0].code(), StatusCode::kLimitExceeded) << Describe(small);
-  EXPECT_LE(r.largest_read, 1024u);
-  EXPECT_EQ(VerifyPublicationFrom(r, "manifest.json", VerifyOptions{false, 0, true}).status().code(),
+  EXPECT_LE(p.reads->LargestReadExcept("manifest.json"), 1024u);
+  EXPECT_EQ(VerifyPublicationFrom(*p.reads, "manifest.json", VerifyOptions{false, 0, true}).status().code(),
             StatusCode::kInvalidArgument);
 }
 
 TEST_F(VerifyTest, TheObjectOnlyEntryPointAndCheckPublicationObjectsAgree) {
-  MemoryReader r = Load(Build("pub", {Encoding::kLvq4, true}));
-  Manifest m = ManifestOf(r);
-  auto report = VerifyPublication(m, r, {});
+  Published p = Build({Encoding::kLvq4, true});
+  Manifest m = ManifestOf(p);
+  auto report = VerifyPublication(m, *p.reads, {});
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->ok()) << Describe(*report);
-  auto deep = CheckPublicationObjects(m, r, true);
+  auto deep = CheckPublicationObjects(m, *p.reads, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   EXPECT_EQ(deep->objects, report->objects);
   EXPECT_EQ(deep->row_groups, report->row_groups);
   m.artifact_uuid = *Uuid::Parse("0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9");
-  auto changed = VerifyPublication(m, r, {});
+  auto changed = VerifyPublication(m, *p.reads, {});
   ASSERT_EQ(changed->failures.size(), 1u);
   EXPECT_EQ(changed->failures[0].path(), "$.artifact-uuid");
 }

@@ -7,8 +7,6 @@
 #include "object_sink.h"
 #include "vigilo/hash/blake3.h"
 #include "vigilo/json/write.h"
-#include "vigilo/store/local_dir.h"
-#include "vigilo/store/local_writer.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -16,10 +14,6 @@ namespace {
 using parquet::ColumnKind;
 using parquet::ColumnSpec;
 using Kind = ColumnType::Kind;
-
-Result<std::unique_ptr<ObjectSink>> CreateSink(const std::string& root, const std::string& path) {
-  return ObjectSink::Create(root, path);
-}
 
 std::vector<std::string_view> Views(const KeyColumn& keys, size_t begin, size_t end) {
   std::vector<std::string_view> out;
@@ -118,7 +112,7 @@ Result<ColumnSpec> ParquetColumnFor(const Field& field, bool optional) {
   return c;
 }
 
-Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vector<uint64_t>& cid_offsets,
+Result<ObjectDescriptor> WriteCentroids(store::OwnedWrites& writes, const std::vector<uint64_t>& cid_offsets,
                                         const LvqRows& centroids, uint64_t dimension,
                                         parquet::CompressionCodec codec) {
   size_t nlist = centroids.params.size();
@@ -128,7 +122,7 @@ Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vect
   std::vector<ColumnSpec> columns = {Required("cid", ColumnKind::kInt32), Required("cid_bucket", ColumnKind::kInt32)};
   for (ColumnSpec& c : LvqColumns()) columns.push_back(std::move(c));
   const std::string path = "centroids.parquet";
-  VIGILO_ASSIGN_OR_RETURN(auto sink, CreateSink(root, path));
+  VIGILO_ASSIGN_OR_RETURN(auto sink, ObjectSink::Create(writes, path));
   VIGILO_ASSIGN_OR_RETURN(auto w, parquet::FileWriter::Open(columns, Options(codec), sink.get()));
   for (size_t r = 0; r + 1 < cid_offsets.size(); ++r) {
     auto begin = static_cast<size_t>(cid_offsets[r]), end = static_cast<size_t>(cid_offsets[r + 1]);
@@ -142,8 +136,7 @@ Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vect
     VIGILO_RETURN_IF_ERROR(w->EndRowGroup());
   }
   VIGILO_RETURN_IF_ERROR(w->Finish());
-  VIGILO_ASSIGN_OR_RETURN(store::CommittedObject done, sink->Commit());
-  return ObjectDescriptor{path, done.size, done.sha256};
+  return sink->Commit();
 }
 
 struct PostingsWriter::OpenFile {
@@ -155,14 +148,14 @@ struct PostingsWriter::OpenFile {
   uint64_t max_cid = 0;
 };
 
-PostingsWriter::PostingsWriter(std::string root, IndexSpec index, std::vector<uint64_t> cid_offsets,
+PostingsWriter::PostingsWriter(store::OwnedWrites& writes, IndexSpec index, std::vector<uint64_t> cid_offsets,
                                PostingsLayout layout, std::vector<ColumnSpec> columns)
-    : root_(std::move(root)), index_(std::move(index)), cid_offsets_(std::move(cid_offsets)), layout_(layout),
+    : writes_(writes), index_(std::move(index)), cid_offsets_(std::move(cid_offsets)), layout_(layout),
       columns_(std::move(columns)), code_bytes_(static_cast<size_t>(CodeBytes(index_.encoding, index_.dimension))) {}
 
 PostingsWriter::~PostingsWriter() = default;
 
-Result<std::unique_ptr<PostingsWriter>> PostingsWriter::Open(std::string root, const IndexSpec& index,
+Result<std::unique_ptr<PostingsWriter>> PostingsWriter::Open(store::OwnedWrites& writes, const IndexSpec& index,
                                                              std::vector<uint64_t> cid_offsets,
                                                              PostingsLayout layout) {
   if (index.source_key.size() != 1) return Unimplemented("the postings writer takes exactly one source-key field");
@@ -174,7 +167,7 @@ Result<std::unique_ptr<PostingsWriter>> PostingsWriter::Open(std::string root, c
   columns.push_back(std::move(key));
   for (ColumnSpec& c : LvqColumns()) columns.push_back(std::move(c));
   return std::unique_ptr<PostingsWriter>(
-      new PostingsWriter(std::move(root), index, std::move(cid_offsets), layout, std::move(columns)));
+      new PostingsWriter(writes, index, std::move(cid_offsets), layout, std::move(columns)));
 }
 
 Status PostingsWriter::OpenNext(uint64_t bucket) {
@@ -184,7 +177,7 @@ Status PostingsWriter::OpenNext(uint64_t bucket) {
   std::snprintf(name, sizeof name, "part-%06llu.parquet", static_cast<unsigned long long>(next_part_++));
   auto file = std::make_unique<OpenFile>();
   file->path = PostingsBucketPrefix(bucket) + name;
-  VIGILO_ASSIGN_OR_RETURN(file->sink, CreateSink(root_, file->path));
+  VIGILO_ASSIGN_OR_RETURN(file->sink, ObjectSink::Create(writes_, file->path));
   VIGILO_ASSIGN_OR_RETURN(file->writer, parquet::FileWriter::Open(columns_, Options(layout_.codec, layout_.page_bytes), file->sink.get()));
   file_ = std::move(file);
   return Status::Ok();
@@ -193,9 +186,8 @@ Status PostingsWriter::OpenNext(uint64_t bucket) {
 Status PostingsWriter::CloseFile() {
   if (!file_) return Status::Ok();
   VIGILO_RETURN_IF_ERROR(file_->writer->Finish());
-  VIGILO_ASSIGN_OR_RETURN(store::CommittedObject done, file_->sink->Commit());
-  done_.push_back(PostingsFile{ObjectDescriptor{file_->path, done.size, done.sha256}, bucket_, file_->min_cid,
-                               file_->max_cid, file_->rows});
+  VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor object, file_->sink->Commit());
+  done_.push_back(PostingsFile{std::move(object), bucket_, file_->min_cid, file_->max_cid, file_->rows});
   file_.reset();
   return Status::Ok();
 }
@@ -247,15 +239,22 @@ Result<std::vector<PostingsFile>> PostingsWriter::Finish() {
   return std::move(done_);
 }
 
-Result<Manifest> PublishManifest(const std::string& root, Manifest manifest) {
+Result<Manifest> SealManifest(Manifest manifest) {
   manifest.artifact_uuid = Uuid();
   VIGILO_ASSIGN_OR_RETURN(std::string preimage, json::ToCanonical(ManifestToJson(manifest)));
   Blake3Hasher h;
   h.Update(std::string_view("vigilo/publication/v1/artifact\0", 31));
   h.Update(preimage);
   manifest.artifact_uuid = Uuid::V8FromHash(h.Finalize());
+  VIGILO_RETURN_IF_ERROR(ValidateManifest(manifest));
+  return manifest;
+}
+
+Result<Manifest> PublishManifest(store::OwnedWrites& writes, Manifest manifest) {
+  VIGILO_ASSIGN_OR_RETURN(manifest, SealManifest(std::move(manifest)));
   VIGILO_ASSIGN_OR_RETURN(std::string bytes, EncodeManifest(manifest));
-  VIGILO_RETURN_IF_ERROR(store::CreateIfAbsent(root, "manifest.json", bytes).status());
+  std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  VIGILO_RETURN_IF_ERROR(writes.CreateIfAbsent(kManifestKey, view).status());
   return manifest;
 }
 

@@ -1,33 +1,30 @@
-// PublicationWriter: objects written, hashed and laid out as publication-v1.md
-// §3 says, read back with vigilo's Parquet reader.
+// PublicationWriter: objects written through the ObjectStore seam (a
+// MemoryStore), hashed and laid out as publication-v1.md §3 says, read back
+// with vigilo's Parquet reader.
 #include "vigilo/ivf/publication_writer.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-
-#include "vigilo/common/byte_source.h"
+#include "store_test_support.h"
 #include "vigilo/common/hex.h"
-#include "vigilo/hash/file_digest.h"
-#include "vigilo/parquet/local_file.h"
+#include "vigilo/hash/sha256.h"
+#include "vigilo/store/memory_store.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 namespace {
 
 class PublicationWriterTest : public testing::Test {
  protected:
-  void SetUp() override {
-    root_ = (std::filesystem::temp_directory_path() /
-             ("vigilo_publish_" + std::to_string(::getpid()) + "_" +
-              testing::UnitTest::GetInstance()->current_test_info()->name()))
-                .string();
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  std::string root_;
+  store::MemoryStore store_;
+  store::OwnedWrites writes_{store_};
 };
+
+std::string Sha256Of(const std::string& bytes) {
+  Sha256Hasher h;
+  h.Update(bytes);
+  return HexEncode(*h.Finalize());
+}
 
 IndexSpec Index(uint64_t nlist, uint64_t ntotal) {
   return IndexSpec{"vector", Metric::kL2Squared, Encoding::kLvq4, 3, nlist, ntotal,
@@ -50,7 +47,7 @@ TEST_F(PublicationWriterTest, LaysOutBucketsRowGroupsAndFiles) {
   // Roots [0,2) and [2,5); leaf 3 has 5 rows with a 2-row row-group cap.
   PostingsLayout layout;
   layout.max_row_group_rows = 2;
-  auto w = PostingsWriter::Open(root_, Index(5, 9), {0, 2, 5}, layout);
+  auto w = PostingsWriter::Open(writes_, Index(5, 9), {0, 2, 5}, layout);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ASSERT_TRUE((*w)->AddLeaf(0, Rows(1, 0, 0x11)).ok());
   ASSERT_TRUE((*w)->AddLeaf(1, Rows(2, 1, 0x22)).ok());
@@ -70,13 +67,14 @@ TEST_F(PublicationWriterTest, LaysOutBucketsRowGroupsAndFiles) {
   EXPECT_EQ((*files)[1].rows, 5u);
 
   for (const PostingsFile& f : *files) {
-    std::string path = root_ + "/" + f.object.path;
-    EXPECT_EQ(std::filesystem::file_size(path), f.object.size);
-    auto digest = DigestFile(path, false, true);
-    ASSERT_TRUE(digest.ok());
-    EXPECT_EQ(HexEncode(*digest->sha256), f.object.sha256);
+    std::optional<std::string> bytes = store_.Peek(f.object.path);
+    ASSERT_TRUE(bytes.has_value()) << f.object.path;
+    EXPECT_EQ(bytes->size(), f.object.size);
+    EXPECT_EQ(Sha256Of(*bytes), f.object.sha256);
   }
-  auto bucket1 = parquet::LocalParquetFile::Open(root_ + "/" + (*files)[1].object.path);
+  EXPECT_EQ(store_.object_count(), 2u);
+  EXPECT_EQ(writes_.created(), (std::vector<std::string>{(*files)[0].object.path, (*files)[1].object.path}));
+  auto bucket1 = StoredParquet::Open(store_, (*files)[1].object.path);
   ASSERT_TRUE(bucket1.ok()) << bucket1.status().ToString();
   const auto& md = bucket1->footer().metadata;
   ASSERT_EQ(md.row_groups.size(), 3u);  // 5 rows of one CID in 2 + 2 + 1
@@ -104,7 +102,7 @@ TEST_F(PublicationWriterTest, LaysOutBucketsRowGroupsAndFiles) {
 TEST_F(PublicationWriterTest, CapsFileBytes) {
   PostingsLayout layout;
   layout.max_file_bytes = 1;  // every row group after the first starts a new file
-  auto w = PostingsWriter::Open(root_, Index(3, 6), {0, 3}, layout);
+  auto w = PostingsWriter::Open(writes_, Index(3, 6), {0, 3}, layout);
   ASSERT_TRUE(w.ok());
   for (uint32_t cid = 0; cid < 3; ++cid) ASSERT_TRUE((*w)->AddLeaf(cid, Rows(2, cid * 2, 1)).ok());
   auto files = (*w)->Finish();
@@ -118,10 +116,11 @@ TEST_F(PublicationWriterTest, CentroidsAndManifestComplete) {
   std::vector<float> leaves = {0, 1, 2, 3, 4, 5, -1, 0, 1, 9, 9, 9, 1, 1, 0};  // 5 leaves, d = 3
   auto lvq = EncodeLvqRows(Encoding::kLvq8, leaves, 3);
   ASSERT_TRUE(lvq.ok());
-  auto centroids = WriteCentroids(root_, {0, 2, 5}, *lvq, 3, parquet::CompressionCodec::kUncompressed);
+  auto centroids = WriteCentroids(writes_, {0, 2, 5}, *lvq, 3, parquet::CompressionCodec::kUncompressed);
   ASSERT_TRUE(centroids.ok()) << centroids.status().ToString();
   EXPECT_EQ(centroids->path, "centroids.parquet");
-  auto file = parquet::LocalParquetFile::Open(root_ + "/centroids.parquet");
+  EXPECT_EQ(centroids->sha256, Sha256Of(*store_.Peek("centroids.parquet")));
+  auto file = StoredParquet::Open(store_, "centroids.parquet");
   ASSERT_TRUE(file.ok());
   ASSERT_EQ(file->footer().metadata.row_groups.size(), 2u);  // one per root
   EXPECT_EQ(file->footer().metadata.row_groups[1].num_rows, 3);
@@ -129,7 +128,7 @@ TEST_F(PublicationWriterTest, CentroidsAndManifestComplete) {
   ASSERT_TRUE(buckets.ok());
   EXPECT_EQ(buckets->values.int32s, (std::vector<int32_t>{1, 1, 1}));
 
-  auto w = PostingsWriter::Open(root_, Index(5, 3), {0, 2, 5}, {});
+  auto w = PostingsWriter::Open(writes_, Index(5, 3), {0, 2, 5}, {});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->AddLeaf(4, Rows(3, 0, 7)).ok());
   auto files = (*w)->Finish();
@@ -138,21 +137,42 @@ TEST_F(PublicationWriterTest, CentroidsAndManifestComplete) {
   m.index = Index(5, 3);
   m.hierarchy = Hierarchy{{0, 2, 5}, *centroids};
   m.postings = *files;
-  auto published = PublishManifest(root_, m);
+  auto sealed = SealManifest(m);
+  ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
+  EXPECT_FALSE(store_.Peek("manifest.json").has_value());  // sealing writes nothing
+  auto published = PublishManifest(writes_, m);
   ASSERT_TRUE(published.ok()) << published.status().ToString();
+  EXPECT_EQ(*published, *sealed);
   EXPECT_EQ(published->artifact_uuid.version(), 8);
-  auto bytes = ReadFileToString(root_ + "/manifest.json", 1 << 20);
-  ASSERT_TRUE(bytes.ok());
+  std::optional<std::string> bytes = store_.Peek("manifest.json");
+  ASSERT_TRUE(bytes.has_value());
   auto parsed = ParseManifest(*bytes);
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(*parsed, *published);
-  // The same content publishes again as a verified replay; other content cannot replace it.
-  EXPECT_TRUE(PublishManifest(root_, m).ok());
+  EXPECT_EQ(writes_.created().back(), "manifest.json");
+  // The same content publishes again as a verified replay (not this write's
+  // to remove again); other content cannot replace it.
+  store::OwnedWrites again(store_);
+  EXPECT_TRUE(PublishManifest(again, m).ok());
+  EXPECT_TRUE(again.created().empty());
   m.index.vector_field = "other";
-  EXPECT_EQ(PublishManifest(root_, m).status().code(), StatusCode::kAlreadyExists);
-  // A second build into the same directory fails at its first object.
-  EXPECT_EQ(WriteCentroids(root_, {0, 2, 5}, *lvq, 3, parquet::CompressionCodec::kUncompressed).status().code(),
+  EXPECT_EQ(PublishManifest(again, m).status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(*store_.Peek("manifest.json"), *bytes);
+  // A second build into the same store with other bytes fails at its first
+  // object; identical bytes are a replay.
+  std::vector<float> other = leaves;
+  other[0] = 7;
+  auto other_lvq = EncodeLvqRows(Encoding::kLvq8, other, 3);
+  ASSERT_TRUE(other_lvq.ok());
+  EXPECT_EQ(WriteCentroids(again, {0, 2, 5}, *other_lvq, 3, parquet::CompressionCodec::kUncompressed).status().code(),
             StatusCode::kAlreadyExists);
+  auto replay = WriteCentroids(again, {0, 2, 5}, *lvq, 3, parquet::CompressionCodec::kUncompressed);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(*replay, *centroids);
+  EXPECT_TRUE(again.created().empty());
+  // Rolling the first write back removes exactly what it created.
+  ASSERT_TRUE(writes_.RollBack().ok());
+  EXPECT_EQ(store_.object_count(), 0u);
 }
 
 }  // namespace

@@ -176,7 +176,19 @@ Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const
   return Status::Ok();
 }
 
-PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {}
+PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {
+  object_sizes_.emplace(manifest_.hierarchy.centroids.path, manifest_.hierarchy.centroids.size);
+  for (const PostingsFile& f : manifest_.postings) object_sizes_.emplace(f.object.path, f.object.size);
+  if (manifest_.source) {
+    for (const SourceFile& f : manifest_.source->files) object_sizes_.emplace(f.object.path, f.object.size);
+  }
+}
+
+std::optional<uint64_t> PublicationReader::ObjectSize(std::string_view path) const {
+  auto it = object_sizes_.find(path);
+  if (it == object_sizes_.end()) return std::nullopt;
+  return it->second;
+}
 
 QueryRun::QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options)
     : reader_(reader), queries_(std::move(queries)), options_(options) {}

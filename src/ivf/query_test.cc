@@ -1,6 +1,7 @@
 // The query core against brute force over the same publication's decoded
 // postings: identical hits; plus its I/O plan (what it reads, and what it
-// does not read again).
+// does not read again) through the ObjectStore seam (a MemoryStore; the
+// local store for the CLI's path).
 #include "vigilo/ivf/query.h"
 
 #include <gtest/gtest.h>
@@ -11,34 +12,19 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
+#include "store_test_support.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq_kernels.h"
-#include "vigilo/parquet/local_file.h"
+#include "vigilo/store/local_store.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
 namespace {
 
 constexpr size_t kN = 3000, kD = 12;
-
-// Counts what the run asks for.
-class CountingReader final : public ObjectReader {
- public:
-  explicit CountingReader(std::string root) : inner_(std::move(root)) {}
-  Result<uint64_t> Size(const std::string& path) override { return inner_.Size(path); }
-  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
-    ++reads;
-    if (path == "centroids.parquet") ++centroid_reads;
-    return inner_.Read(path, offset, length);
-  }
-  int reads = 0, centroid_reads = 0;
-
- private:
-  DirectoryObjectReader inner_;
-};
 
 struct Row {
   float distance;
@@ -89,10 +75,11 @@ class QueryTest : public testing::TestWithParam<QueryCase> {
       case Storage::kZstd: o.layout.codec = parquet::CompressionCodec::kZstd; break;
       case Storage::kSnappy: o.layout.codec = parquet::CompressionCodec::kSnappy; break;
     }
-    o.out = (dir_ / "pub").string();
-    auto built = BuildPublication(o);
+    o.scratch = dir_.string();
+    auto built = BuildPublication(o, *store_);
     ASSERT_TRUE(built.ok()) << built.status().ToString();
     manifest_ = built->manifest;
+    options_ = o;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -103,7 +90,7 @@ class QueryTest : public testing::TestWithParam<QueryCase> {
       EXPECT_TRUE(NormalizeL2(q).ok());
     }
     std::vector<float> centroids;
-    auto cf = parquet::LocalParquetFile::Open((dir_ / "pub/centroids.parquet").string());
+    auto cf = StoredParquet::Open(*store_, "centroids.parquet");
     for (size_t rg = 0; rg < cf->footer().metadata.row_groups.size(); ++rg) {
       auto o = cf->ReadColumnChunk(rg, 2), s = cf->ReadColumnChunk(rg, 3), c = cf->ReadColumnChunk(rg, 4);
       for (size_t i = 0; i < o->values.floats.size(); ++i) {
@@ -114,7 +101,7 @@ class QueryTest : public testing::TestWithParam<QueryCase> {
     }
     std::vector<Row> rows;
     for (size_t fi = 0; fi < manifest_.postings.size(); ++fi) {
-      auto file = parquet::LocalParquetFile::Open((dir_ / "pub" / manifest_.postings[fi].object.path).string());
+      auto file = StoredParquet::Open(*store_, manifest_.postings[fi].object.path);
       uint64_t base = 0;
       for (size_t rg = 0; rg < file->footer().metadata.row_groups.size(); ++rg) {
         auto cid = file->ReadColumnChunk(rg, 0), key = file->ReadColumnChunk(rg, 1), o = file->ReadColumnChunk(rg, 2),
@@ -150,7 +137,7 @@ class QueryTest : public testing::TestWithParam<QueryCase> {
       EXPECT_TRUE(NormalizeL2(q).ok());
     }
     std::vector<std::pair<float, uint32_t>> order;
-    auto cf = parquet::LocalParquetFile::Open((dir_ / "pub/centroids.parquet").string());
+    auto cf = StoredParquet::Open(*store_, "centroids.parquet");
     auto ctx = PrepareList(manifest_.index.metric, Encoding::kLvq8, q, std::vector<float>(kD, 0.0f));
     EXPECT_TRUE(ctx.ok());
     for (size_t rg = 0; rg < cf->footer().metadata.row_groups.size(); ++rg) {
@@ -169,12 +156,14 @@ class QueryTest : public testing::TestWithParam<QueryCase> {
   }
 
   std::filesystem::path dir_;
+  std::unique_ptr<store::MemoryStore> store_ = std::make_unique<store::MemoryStore>();
+  BuildOptions options_;
   Manifest manifest_;
 };
 
 TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
   PublicationReader reader(manifest_);
-  CountingReader objects((dir_ / "pub").string());
+  RecordingStore objects(*store_);
   std::vector<std::vector<float>> queries;
   Xoshiro256 rng(11);
   for (int q = 0; q < 5; ++q) {
@@ -202,7 +191,10 @@ TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
       EXPECT_EQ(result->keys.integers[q * 25 + r], expected[r].key);
     }
   }
-  EXPECT_EQ(objects.centroid_reads, 1);
+  EXPECT_EQ(objects.GetsOf("centroids.parquet"), 1);
+  EXPECT_EQ(objects.heads, 0);
+  EXPECT_EQ(result->bytes_fetched, objects.BytesRead());
+  EXPECT_EQ(result->requests, static_cast<uint64_t>(objects.gets));
   // Uncompressed PLAIN chunks are scored in place, compressed ones decoded.
   const bool compressed = GetParam().storage == Storage::kZstd || GetParam().storage == Storage::kSnappy;
   EXPECT_GT(compressed ? result->row_groups_decoded : result->row_groups_in_place, 0u);
@@ -211,7 +203,7 @@ TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
 
 TEST_P(QueryTest, PartialProbingEqualsBruteForceOverTheNearestLists) {
   PublicationReader reader(manifest_);
-  DirectoryObjectReader objects((dir_ / "pub").string());
+  store::MemoryStore& objects = *store_;
   Xoshiro256 rng(29);
   for (int trial = 0; trial < 6; ++trial) {
     std::vector<float> q(kD);
@@ -234,7 +226,7 @@ TEST_P(QueryTest, PartialProbingEqualsBruteForceOverTheNearestLists) {
 
 TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   PublicationReader reader(manifest_);
-  CountingReader objects((dir_ / "pub").string());
+  RecordingStore objects(*store_);
   std::vector<float> q(kD, 3.0f);
   QueryOptions options;
   options.k = 10;
@@ -245,41 +237,73 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   // The hits are the brute-force top-10 of exactly the probed lists.
   std::vector<uint32_t> probed;
   for (const QueryHit& h : first->hits) probed.push_back(h.cid);
-  int reads_first = objects.reads;
+  int reads_first = objects.gets;
   auto again = RunQuery(reader, objects, {q}, options);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(objects.centroid_reads, 1);              // centroids decoded once per reader
-  EXPECT_LT(objects.reads - reads_first, reads_first);  // footers cached: only chunks again
+  EXPECT_EQ(objects.GetsOf("centroids.parquet"), 1);  // centroids decoded once per reader
+  EXPECT_LT(objects.gets - reads_first, reads_first);  // footers cached: only chunks again
+  EXPECT_EQ(static_cast<uint64_t>(objects.gets - reads_first), again->requests);
+  EXPECT_EQ(objects.heads, 0);
   for (size_t i = 0; i < 10; ++i) EXPECT_EQ(again->hits[i].distance, first->hits[i].distance);
   uint64_t postings_bytes = 0;
   for (const PostingsFile& f : manifest_.postings) postings_bytes += f.object.size;
   EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
 }
 
-// The mapped local driver gives the same answer as the copying one, and
-// refuses what is not there.
-TEST_P(QueryTest, MappedPublicationMatchesTheObjectReader) {
+// The CLI's path: the same publication built into a local directory and read
+// through the local store (views of its mappings) answers exactly as the
+// MemoryStore does, reading the same bytes.
+TEST_P(QueryTest, TheLocalStoreAnswersAsTheMemoryStore) {
   std::vector<float> q(kD, 5.0f);
   QueryOptions options;
   options.k = 12;
   options.nprobe = 7;
+  BuildOptions o = options_;
+  o.out = (dir_ / "pub").string();
+  auto built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  ASSERT_EQ(built->manifest, manifest_);
+  auto local = store::OpenLocalStore(o.out, {.writable = false});
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
   PublicationReader a(manifest_), b(manifest_);
-  DirectoryObjectReader objects((dir_ / "pub").string());
-  MappedPublication mapped((dir_ / "pub").string());
-  auto copied = RunQuery(a, objects, {q}, options);
-  auto viewed = RunQuery(b, mapped, {q}, options);
-  ASSERT_TRUE(copied.ok() && viewed.ok());
-  ASSERT_EQ(copied->hits.size(), viewed->hits.size());
-  for (size_t i = 0; i < copied->hits.size(); ++i) {
-    EXPECT_EQ(copied->hits[i].distance, viewed->hits[i].distance);
-    EXPECT_EQ(copied->hits[i].row, viewed->hits[i].row);
+  auto in_memory = RunQuery(a, *store_, {q}, options);
+  auto mapped = RunQuery(b, **local, {q}, options);
+  ASSERT_TRUE(in_memory.ok() && mapped.ok());
+  ASSERT_EQ(in_memory->hits.size(), mapped->hits.size());
+  for (size_t i = 0; i < in_memory->hits.size(); ++i) {
+    EXPECT_EQ(in_memory->hits[i].distance, mapped->hits[i].distance);
+    EXPECT_EQ(in_memory->hits[i].row, mapped->hits[i].row);
   }
-  EXPECT_EQ(copied->bytes_fetched, viewed->bytes_fetched);
-  const uint64_t size = manifest_.hierarchy.centroids.size;
-  EXPECT_EQ(mapped.View("centroids.parquet", size - 4, 4)->size(), 4u);
-  EXPECT_EQ(mapped.View("centroids.parquet", size - 4, 5).status().code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(mapped.View("centroids.parquet", size + 1, 0).status().code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(mapped.View("absent.parquet", 0, 1).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(in_memory->bytes_fetched, mapped->bytes_fetched);
+}
+
+// Every Get's expected size is the manifest's: an object of another size is
+// the store's IntegrityError naming it, a missing one NotFound.
+TEST_P(QueryTest, ObjectsMustHaveTheirManifestSizes) {
+  QueryOptions options;
+  options.nprobe = 40;
+  const std::string& path = manifest_.postings[0].object.path;
+  const std::string original = *store_->Peek(path);
+  store_->Overwrite(path, original + "x");
+  PublicationReader longer(manifest_);
+  auto result = RunQuery(longer, *store_, {std::vector<float>(kD, 1.0f)}, options);
+  EXPECT_EQ(result.status().code(), StatusCode::kIntegrityError) << result.status().ToString();
+  EXPECT_EQ(result.status().path(), path);
+  EXPECT_EQ(result.status().message(), "object is " + std::to_string(original.size() + 1) + " bytes, expected " +
+                                           std::to_string(original.size()));
+  ASSERT_TRUE(store_->Delete(path).ok());
+  PublicationReader missing(manifest_);
+  result = RunQuery(missing, *store_, {std::vector<float>(kD, 1.0f)}, options);
+  EXPECT_EQ(result.status().code(), StatusCode::kNotFound) << result.status().ToString();
+  EXPECT_EQ(result.status().path(), path);
+  store_->Overwrite(path, original);
+  PublicationReader restored(manifest_);
+  EXPECT_TRUE(RunQuery(restored, *store_, {std::vector<float>(kD, 1.0f)}, options).ok());
+  // The driver fetches only what the manifest names.
+  std::vector<store::Bytes> bytes;
+  std::vector<std::span<const uint8_t>> views;
+  Status unnamed = FetchRequests(*store_, restored, {ObjectRange{"other.parquet", 0, 1}}, bytes, views);
+  EXPECT_EQ(unnamed.code(), StatusCode::kInternal) << unnamed.ToString();
 }
 
 // Tampered rows (the query trusts no object's bytes) are refused with the
@@ -288,15 +312,12 @@ TEST_P(QueryTest, RefusesWrongCodeLengthsAndNonFiniteRows) {
   if (GetParam().storage == Storage::kZstd || GetParam().storage == Storage::kSnappy) {
     GTEST_SKIP() << "patches uncompressed pages";
   }
-  const std::filesystem::path file = dir_ / "pub" / manifest_.postings[0].object.path;
-  std::vector<uint8_t> original;
-  {
-    std::ifstream in(file, std::ios::binary);
-    original.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  const std::string& path = manifest_.postings[0].object.path;
+  const std::string stored = *store_->Peek(path);
+  const std::vector<uint8_t> original(stored.begin(), stored.end());
   // Where leaf `leaf`'s values start in row group 0's first page.
   auto values_at = [&](size_t leaf) {
-    auto f = parquet::LocalParquetFile::Open(file.string());
+    auto f = StoredParquet::Open(*store_, path);
     EXPECT_TRUE(f.ok());
     const auto offset = static_cast<size_t>(f->footer().metadata.row_groups[0].columns[leaf].meta_data->data_page_offset);
     size_t header = 0;
@@ -304,13 +325,11 @@ TEST_P(QueryTest, RefusesWrongCodeLengthsAndNonFiniteRows) {
     return offset + header;
   };
   auto query_with = [&](const std::vector<uint8_t>& bytes) {
-    std::ofstream(file, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(bytes.data()),
-                                                                  static_cast<std::streamsize>(bytes.size()));
+    store_->Overwrite(path, std::string(bytes.begin(), bytes.end()));
     PublicationReader reader(manifest_);
-    DirectoryObjectReader objects((dir_ / "pub").string());
     QueryOptions options;
     options.nprobe = 40;
-    auto result = RunQuery(reader, objects, {std::vector<float>(kD, 1.0f)}, options);
+    auto result = RunQuery(reader, *store_, {std::vector<float>(kD, 1.0f)}, options);
     return result.ok() ? Status::Ok() : result.status();
   };
   const auto code_bytes = static_cast<uint32_t>(CodeBytes(manifest_.index.encoding, kD));

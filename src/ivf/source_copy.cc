@@ -50,7 +50,7 @@ pq::DecodedColumn Positions(uint64_t first, uint64_t n) {
 }
 
 Result<SourceSpec> CopyParquet(VectorInput& input, const Field& key, std::vector<std::string> columns,
-                               const std::string& out, const SourceLayout& layout) {
+                               store::OwnedWrites& writes, const SourceLayout& layout) {
   VIGILO_ASSIGN_OR_RETURN(auto file, pq::LocalParquetFile::Open(input.path()));
   const pq::Footer& f = file.footer();
   bool generated_key = !input.key_field();
@@ -75,7 +75,7 @@ Result<SourceSpec> CopyParquet(VectorInput& input, const Field& key, std::vector
     fields.push_back(Field{name, type});
     leaves.push_back(d.leaf);
   }
-  VIGILO_ASSIGN_OR_RETURN(auto writer, SourceWriter::Open(out, fields, key.name, layout));
+  VIGILO_ASSIGN_OR_RETURN(auto writer, SourceWriter::Open(writes, fields, key.name, layout));
   uint64_t row = 0;
   for (size_t rg = 0; rg < f.metadata.row_groups.size(); ++rg) {
     auto n = static_cast<uint64_t>(f.metadata.row_groups[rg].num_rows);
@@ -98,7 +98,7 @@ Result<SourceSpec> CopyParquet(VectorInput& input, const Field& key, std::vector
 
 // Formats without column names: the key and the vector itself.
 Result<SourceSpec> CopyVectors(VectorInput& input, const Field& key, const std::vector<std::string>& columns,
-                               const std::string& out, const SourceLayout& layout) {
+                               store::OwnedWrites& writes, const SourceLayout& layout) {
   for (const std::string& name : columns) {
     if (name != input.vector_field()) {
       return InvalidArgument("--columns: a " + std::string(InputFormatName(input.format())) +
@@ -110,7 +110,7 @@ Result<SourceSpec> CopyVectors(VectorInput& input, const Field& key, const std::
     return InvalidArgument("a source table needs a long key; \"" + key.name + "\" is " + key.type.ToString());
   }
   std::vector<Field> fields{key, Field{input.vector_field(), ColumnType{Kind::kFloatList, 0}}};
-  VIGILO_ASSIGN_OR_RETURN(auto writer, SourceWriter::Open(out, fields, key.name, layout));
+  VIGILO_ASSIGN_OR_RETURN(auto writer, SourceWriter::Open(writes, fields, key.name, layout));
   VIGILO_RETURN_IF_ERROR(input.Rewind());
   InputBlock block;
   const size_t d = input.dimension();
@@ -132,13 +132,13 @@ Result<SourceSpec> CopyVectors(VectorInput& input, const Field& key, const std::
 }  // namespace
 
 Result<SourceSpec> CopySource(VectorInput& input, const Field& key, const std::vector<std::string>& columns,
-                              const std::string& out, const SourceLayout& layout) {
+                              store::OwnedWrites& writes, const SourceLayout& layout) {
   if (key.type.kind != Kind::kLong) {
     return InvalidArgument("--source needs a long key dense from zero; the key \"" + key.name + "\" is " +
                            key.type.ToString());
   }
-  if (input.format() == InputFormat::kParquet) return CopyParquet(input, key, columns, out, layout);
-  return CopyVectors(input, key, columns, out, layout);
+  if (input.format() == InputFormat::kParquet) return CopyParquet(input, key, columns, writes, layout);
+  return CopyVectors(input, key, columns, writes, layout);
 }
 
 }  // namespace vigilo::ivf

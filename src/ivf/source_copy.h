@@ -8,6 +8,7 @@
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/source_writer.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 
@@ -15,6 +16,6 @@ namespace vigilo::ivf {
 // formats). The key comes first: the input's --key (a long, which must be
 // 0, 1, 2, … in row order) or the generated `id`.
 Result<SourceSpec> CopySource(VectorInput& input, const Field& key, const std::vector<std::string>& columns,
-                              const std::string& out, const SourceLayout& layout);
+                              store::OwnedWrites& writes, const SourceLayout& layout);
 
 }  // namespace vigilo::ivf

@@ -159,10 +159,14 @@ Status SourceLookup::PlanChunks() {
 }
 
 Status SourceLookup::Supply(std::vector<std::vector<uint8_t>> responses) {
+  std::vector<std::span<const uint8_t>> views(responses.begin(), responses.end());
+  return Supply(std::span<const std::span<const uint8_t>>(views));
+}
+
+Status SourceLookup::Supply(std::span<const std::span<const uint8_t>> responses) {
   if (failed_) return Internal("SourceLookup::Supply after an error");
   if (done()) return Internal("SourceLookup::Supply after the lookup finished");
-  std::vector<std::span<const uint8_t>> views(responses.begin(), responses.end());
-  if (Status accepted = AcceptResponses(requests_, views, result_.bytes_fetched, result_.requests); !accepted.ok()) {
+  if (Status accepted = AcceptResponses(requests_, responses, result_.bytes_fetched, result_.requests); !accepted.ok()) {
     failed_ = accepted.code() != StatusCode::kInternal;  // a miscount leaves the run as it was
     return accepted;
   }
@@ -206,10 +210,10 @@ Status SourceLookup::Supply(std::vector<std::vector<uint8_t>> responses) {
   return status;
 }
 
-Status SourceLookup::Extract(std::vector<std::vector<uint8_t>>& responses) {
+Status SourceLookup::Extract(std::span<const std::span<const uint8_t>> responses) {
   const SourceSpec& s = *reader_.manifest().source;
   for (size_t r = 0; r < responses.size(); ++r) {
-    std::span<const uint8_t> bytes(responses[r]);
+    std::span<const uint8_t> bytes = responses[r];
     for (const Chunk& c : chunks_[r]) {
       const parquet::Footer& footer = reader_.source_footers_.at(c.file);
       const std::string& path = s.files[c.file].object.path;
@@ -251,16 +255,14 @@ Status SourceLookup::Extract(std::vector<std::vector<uint8_t>>& responses) {
   return Status::Ok();
 }
 
-Result<SourceRows> LookupSource(PublicationReader& reader, ObjectReader& objects, std::vector<int64_t> keys,
+Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
                                 std::vector<std::string> columns) {
   VIGILO_ASSIGN_OR_RETURN(auto lookup, SourceLookup::Start(reader, std::move(keys), std::move(columns)));
+  std::vector<store::Bytes> bytes;
+  std::vector<std::span<const uint8_t>> views;
   while (!lookup->done()) {
-    std::vector<std::vector<uint8_t>> bytes;
-    for (const ObjectRange& r : lookup->requests()) {
-      VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> b, objects.Read(r.path, r.offset, r.length));
-      bytes.push_back(std::move(b));
-    }
-    VIGILO_RETURN_IF_ERROR(lookup->Supply(std::move(bytes)));
+    VIGILO_RETURN_IF_ERROR(FetchRequests(store, reader, lookup->requests(), bytes, views));
+    VIGILO_RETURN_IF_ERROR(lookup->Supply(std::span<const std::span<const uint8_t>>(views)));
   }
   return lookup->result();
 }

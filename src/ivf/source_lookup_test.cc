@@ -7,33 +7,18 @@
 
 #include <filesystem>
 
+#include "store_test_support.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/json/value.h"
 #include "vigilo/json/write.h"
 #include "vigilo/parquet/writer.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
 namespace {
 
 constexpr size_t kN = 1000, kD = 4;
-
-// Counts what a lookup reads.
-class CountingReader final : public ObjectReader {
- public:
-  explicit CountingReader(std::string root) : inner_(std::move(root)) {}
-  Result<uint64_t> Size(const std::string& path) override { return inner_.Size(path); }
-  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override {
-    ++reads;
-    bytes += length;
-    return inner_.Read(path, offset, length);
-  }
-  int reads = 0;
-  uint64_t bytes = 0;
-
- private:
-  DirectoryObjectReader inner_;
-};
 
 std::string Title(size_t i) { return "title \"" + std::to_string(i) + "\""; }
 bool HasTitle(size_t i) { return i % 7 != 0; }
@@ -95,8 +80,8 @@ class SourceLookupTest : public testing::Test {
     o.source = true;
     o.source_layout.row_group_rows = 64;
     o.source_layout.max_file_bytes = 12'000;  // several files
-    o.out = (dir_ / "pub").string();
-    auto built = BuildPublication(o);
+    o.scratch = dir_.string();
+    auto built = BuildPublication(o, store_);
     ASSERT_TRUE(built.ok()) << built.status().ToString();
     manifest_ = built->manifest;
     ASSERT_GT(manifest_.source->files.size(), 2u);
@@ -106,12 +91,13 @@ class SourceLookupTest : public testing::Test {
   static std::string Json(json::Value v) { return *json::ToCanonical(v); }
 
   std::filesystem::path dir_;
+  store::MemoryStore store_;
   Manifest manifest_;
 };
 
 TEST_F(SourceLookupTest, ReturnsTheBuiltValuesForAnyKeys) {
   PublicationReader reader(manifest_);
-  CountingReader objects((dir_ / "pub").string());
+  RecordingStore objects(store_);
   std::vector<int64_t> keys{70, 5, 999, 5, 0, 128, 127, 64, 700};
   auto rows = LookupSource(reader, objects, keys, {"title", "score", "row"});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
@@ -126,12 +112,14 @@ TEST_F(SourceLookupTest, ReturnsTheBuiltValuesForAnyKeys) {
   uint64_t source_bytes = 0;
   for (const SourceFile& f : manifest_.source->files) source_bytes += f.object.size;
   EXPECT_LT(rows->bytes_fetched, source_bytes);
-  EXPECT_EQ(rows->bytes_fetched, objects.bytes);
+  EXPECT_EQ(rows->bytes_fetched, objects.BytesRead());
+  EXPECT_EQ(rows->requests, static_cast<uint64_t>(objects.gets));
+  EXPECT_EQ(objects.heads, 0);
   // Footers are cached: a second lookup reads only chunks.
-  int before = objects.reads;
+  int before = objects.gets;
   auto again = LookupSource(reader, objects, {5}, {"emb"});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(objects.reads - before, 1);
+  EXPECT_EQ(objects.gets - before, 1);
   EXPECT_EQ(again->Value(0, 0).front(), '[');
 }
 
@@ -158,7 +146,7 @@ TEST_F(SourceLookupTest, ChecksTheBytesAgainstTheManifest) {
   Manifest renamed = manifest_;
   renamed.source->columns[2].name = "name";
   PublicationReader renamed_reader(renamed);
-  CountingReader objects((dir_ / "pub").string());
+  store::MemoryStore& objects = store_;
   auto r = LookupSource(renamed_reader, objects, {3}, {"name"});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidFormat);
   EXPECT_NE(r.status().ToString().find("leaf 2 is 'title'; the manifest declares 'name'"), std::string::npos)
@@ -174,9 +162,8 @@ TEST_F(SourceLookupTest, ChecksTheBytesAgainstTheManifest) {
     cols[2] = {"title", ColumnKind::kString};
     cols[2].optional = true;
     cols[3] = {"score", ColumnKind::kDouble};
-    auto sink = parquet::FileSink::Create((dir_ / "pub" / f.object.path).string() + ".tmp");
-    ASSERT_TRUE(sink.ok());
-    auto w = parquet::FileWriter::Open(cols, {}, sink->get());
+    parquet::MemorySink sink;
+    auto w = parquet::FileWriter::Open(cols, {}, &sink);
     ASSERT_TRUE(w.ok());
     for (uint64_t begin = f.row_begin; begin < f.row_end; begin += 64) {
       const uint64_t end = std::min<uint64_t>(f.row_end, begin + 64);
@@ -201,11 +188,11 @@ TEST_F(SourceLookupTest, ChecksTheBytesAgainstTheManifest) {
       ASSERT_TRUE((*w)->EndRowGroup().ok());
     }
     ASSERT_TRUE((*w)->Finish().ok());
-    ASSERT_TRUE((*sink)->Close().ok());
+    store_.Overwrite(f.object.path + ".tmp", std::string(sink.bytes().begin(), sink.bytes().end()));
   }
   Manifest swapped = manifest_;
   swapped.source->files[0].object.path = f.object.path + ".tmp";
-  swapped.source->files[0].object.size = std::filesystem::file_size(dir_ / "pub" / (f.object.path + ".tmp"));
+  swapped.source->files[0].object.size = store_.Peek(f.object.path + ".tmp")->size();
   PublicationReader swapped_reader(swapped);
   auto fine = LookupSource(swapped_reader, objects, {static_cast<int64_t>(f.row_begin) + 3}, {"title"});
   ASSERT_TRUE(fine.ok()) << fine.status().ToString();  // row group 0's keys are right

@@ -99,12 +99,13 @@ struct SourceWriter::OpenFile {
   std::unique_ptr<parquet::FileWriter> writer;
 };
 
-SourceWriter::SourceWriter(std::string root, std::vector<Field> columns, size_t key_index, SourceLayout layout)
-    : root_(std::move(root)), columns_(std::move(columns)), key_index_(key_index), layout_(layout) {}
+SourceWriter::SourceWriter(store::OwnedWrites& writes, std::vector<Field> columns, size_t key_index,
+                           SourceLayout layout)
+    : writes_(writes), columns_(std::move(columns)), key_index_(key_index), layout_(layout) {}
 
 SourceWriter::~SourceWriter() = default;
 
-Result<std::unique_ptr<SourceWriter>> SourceWriter::Open(std::string root, std::vector<Field> columns,
+Result<std::unique_ptr<SourceWriter>> SourceWriter::Open(store::OwnedWrites& writes, std::vector<Field> columns,
                                                          std::string key, SourceLayout layout) {
   if (layout.row_group_rows == 0) return InvalidArgument("source row-group-rows must be positive");
   size_t key_index = columns.size();
@@ -114,7 +115,7 @@ Result<std::unique_ptr<SourceWriter>> SourceWriter::Open(std::string root, std::
   if (key_index == columns.size() || columns[key_index].type.kind != Kind::kLong) {
     return InvalidArgument("the source key \"" + key + "\" must be one of the columns, of type long");
   }
-  std::unique_ptr<SourceWriter> w(new SourceWriter(std::move(root), std::move(columns), key_index, layout));
+  std::unique_ptr<SourceWriter> w(new SourceWriter(writes, std::move(columns), key_index, layout));
   for (size_t i = 0; i < w->columns_.size(); ++i) {
     VIGILO_ASSIGN_OR_RETURN(parquet::ColumnSpec spec, ParquetColumnFor(w->columns_[i], i != key_index));
     if (spec.kind == parquet::ColumnKind::kFloatList) spec.element_optional = true;
@@ -160,7 +161,7 @@ Status SourceWriter::FlushRowGroup() {
     std::snprintf(name, sizeof name, "source/part-%06zu.parquet", files_.size());
     f->path = name;
     f->row_begin = rows_ - buffered_rows_;
-    VIGILO_ASSIGN_OR_RETURN(f->sink, ObjectSink::Create(root_, f->path));
+    VIGILO_ASSIGN_OR_RETURN(f->sink, ObjectSink::Create(writes_, f->path));
     parquet::WriterOptions options;
     options.codec = layout_.codec;
     VIGILO_ASSIGN_OR_RETURN(f->writer, parquet::FileWriter::Open(specs_, options, f->sink.get()));
@@ -202,9 +203,8 @@ Status SourceWriter::FlushRowGroup() {
 Status SourceWriter::CloseFile() {
   if (!file_) return Status::Ok();
   VIGILO_RETURN_IF_ERROR(file_->writer->Finish());
-  VIGILO_ASSIGN_OR_RETURN(store::CommittedObject done, file_->sink->Commit());
-  files_.push_back(SourceFile{ObjectDescriptor{file_->path, done.size, done.sha256}, file_->row_begin,
-                              rows_ - buffered_rows_});
+  VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor object, file_->sink->Commit());
+  files_.push_back(SourceFile{std::move(object), file_->row_begin, rows_ - buffered_rows_});
   file_.reset();
   return Status::Ok();
 }

@@ -6,16 +6,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "vigilo/common/file.h"
 #include "vigilo/parquet/local_file.h"
 
 namespace vigilo::parquet {
 namespace {
 
-Status ErrnoStatus(const std::string& what, const std::string& path) {
-  int e = errno;
-  std::string message = what + " " + path + ": " + std::strerror(e);
-  return e == ENOENT ? NotFound(std::move(message)) : IoError(std::move(message));
-}
+Status ErrnoStatus(const std::string& what, const std::string& path) { return vigilo::ErrnoStatus(errno, what, path); }
 
 Status PreadAll(int fd, uint8_t* dst, size_t n, uint64_t offset, const std::string& path) {
   while (n > 0) {
@@ -37,12 +34,9 @@ Status PreadAll(int fd, uint8_t* dst, size_t n, uint64_t offset, const std::stri
 Result<LocalParquetFile> LocalParquetFile::Open(const std::string& path, const FooterOptions& options) {
   LocalParquetFile f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd_ < 0) return ErrnoStatus("cannot open", path);
-  struct stat st;
-  if (::fstat(f.fd_, &st) != 0) return ErrnoStatus("cannot stat", path);
-  if (!S_ISREG(st.st_mode)) return InvalidArgument(path + " is not a regular file");
-  f.size_ = static_cast<uint64_t>(st.st_size);
+  VIGILO_ASSIGN_OR_RETURN(RegularFile file, OpenRegularFile(path));
+  f.fd_ = file.fd.release();
+  f.size_ = file.size;
   uint64_t want = std::min(f.size_, kSpeculativeTailBytes);
   for (int attempt = 0; attempt < 2; ++attempt) {
     VIGILO_ASSIGN_OR_RETURN(std::vector<uint8_t> tail, f.Read(ByteRange{f.size_ - want, want}));
@@ -111,17 +105,11 @@ Result<DecodedColumn> LocalParquetFile::ReadColumnChunk(size_t row_group, size_t
 }
 
 Result<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path);
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }  // the mapping outlives the descriptor
-  } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return ErrnoStatus("cannot stat", path);
-  if (!S_ISREG(st.st_mode)) return InvalidArgument(path + " is not a regular file");
+  // The mapping outlives the descriptor, which closes on return.
+  VIGILO_ASSIGN_OR_RETURN(RegularFile file, OpenRegularFile(path));
+  const int fd = file.fd.get();
   MappedFile f;
-  f.size_ = static_cast<size_t>(st.st_size);
+  f.size_ = static_cast<size_t>(file.size);
   if (f.size_ == 0) return f;
   // MAP_POPULATE maps the (cached) pages up front in one call instead of
   // one fault per few pages as they are first read.

@@ -356,6 +356,18 @@ PageHeader DataPageV1() {
   return h;
 }
 
+// A hand-written PageHeader up to its required fields (type, both page
+// sizes), the struct left open for the field under test.
+void BeginPageHeader(CompactWriter& w, PageType type, int32_t page_size) {
+  w.BeginStruct();
+  w.WriteFieldHeader(CompactType::kI32, 1);
+  w.WriteI32(static_cast<int32_t>(type));
+  w.WriteFieldHeader(CompactType::kI32, 2);
+  w.WriteI32(page_size);
+  w.WriteFieldHeader(CompactType::kI32, 3);
+  w.WriteI32(page_size);
+}
+
 TEST(PageHeaderCodec, RoundTripsEveryKind) {
   PageHeader dict;
   dict.type = PageType::kDictionaryPage;
@@ -420,13 +432,7 @@ TEST(PageHeaderCodec, StatisticsCanBeSkipped) {
   // second one, is the same error either way.
   for (bool twice : {false, true}) {
     CompactWriter w;
-    w.BeginStruct();
-    w.WriteFieldHeader(CompactType::kI32, 1);
-    w.WriteI32(static_cast<int32_t>(PageType::kDataPage));
-    w.WriteFieldHeader(CompactType::kI32, 2);
-    w.WriteI32(8);
-    w.WriteFieldHeader(CompactType::kI32, 3);
-    w.WriteI32(8);
+    BeginPageHeader(w, PageType::kDataPage, 8);
     w.WriteFieldHeader(CompactType::kStruct, 5);
     w.BeginStruct();
     for (int16_t id = 1; id <= 4; ++id) {
@@ -456,13 +462,7 @@ TEST(PageHeaderCodec, StatisticsCanBeSkipped) {
 
 TEST(PageHeaderCodec, IndexPageHeaderIsSkipped) {
   CompactWriter w;
-  w.BeginStruct();
-  w.WriteFieldHeader(CompactType::kI32, 1);
-  w.WriteI32(static_cast<int32_t>(PageType::kIndexPage));
-  w.WriteFieldHeader(CompactType::kI32, 2);
-  w.WriteI32(8);
-  w.WriteFieldHeader(CompactType::kI32, 3);
-  w.WriteI32(8);
+  BeginPageHeader(w, PageType::kIndexPage, 8);
   w.WriteFieldHeader(CompactType::kStruct, 6);
   w.BeginStruct();
   w.EndStruct();

@@ -14,14 +14,10 @@
 #include "vigilo/cases/budget.h"
 #include "vigilo/cases/case_batch.h"
 #include "vigilo/cases/dataset.h"
+#include "vigilo/cases/object_io.h"
 #include "vigilo/cases/object_ref.h"
 
 namespace vigilo::cases {
-
-// Fetches the bytes a reference names, refusing more than max_bytes (an
-// object-store GET in production, a map or a directory in tests). The reader
-// verifies what comes back; the fetch need not.
-using ObjectBytesFetch = std::function<Result<std::string>(const ObjectRef& ref, uint64_t max_bytes)>;
 
 struct ReadDatasetSummary {
   DatasetManifest manifest;
@@ -31,6 +27,7 @@ struct ReadDatasetSummary {
   uint64_t object_bytes = 0;  // every verified object, manifest included
 };
 
+// `fetch` is StoreBytesFetch over the store(s) the references name.
 // Errors: whatever fetch, Verify or a decoder reports (IntegrityError for
 // wrong bytes, InvalidFormat for a broken structure), LimitExceeded when the
 // recorded batch policy does not fit `budget` (AdmitBatchPolicy) or an object

@@ -1,7 +1,8 @@
 // Lays a dataset out as case-storage objects: batches as they fill, then the
 // source fields, the batch index and the manifest last (the manifest names
 // everything, so it is created only once everything it names exists).
-// Objects go to an ObjectSink; keys follow docs/format/case-storage-v1.md.
+// Objects go to an ObjectSink (StoreSink over a store::ObjectStore outside
+// tests); keys follow docs/format/case-storage-v1.md.
 #pragma once
 
 #include <filesystem>

@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "vigilo/cases/budget.h"
 #include "vigilo/cases/document.h"
+#include "vigilo/cases/object_io.h"
 #include "vigilo/cases/object_ref.h"
 
 namespace vigilo::cases {
@@ -72,12 +72,6 @@ class OrdinalIndexPage final : public StorageDocument {
 // What a parent requires of a child page it references: same kind, one level
 // down, exactly the entry's range.
 Status CheckChild(const OrdinalIndexPage& parent, const IndexEntry& entry, const OrdinalIndexPage& child);
-
-// Stores one encoded object and returns its reference (an object-store write
-// in production, a map in tests).
-using ObjectSink = std::function<Result<ObjectRef>(const std::string& key, StorageFormat schema, std::string bytes)>;
-// Fetches and verifies the object a reference names.
-using ObjectFetch = std::function<Result<VerifiedObject>(const ObjectRef& ref)>;
 
 // Builds the tree bottom-up in one streaming pass over the leaf entries: it
 // holds at most one open page per level (never every descriptor), closes a

@@ -6,9 +6,15 @@
 //               leaf centroids LVQ8-coded, the decoded ones are the assignment targets
 //   3. assign   every vector to its globally nearest decoded leaf centroid (exact),
 //               encoded as an LVQ residual, spilled to a per-bucket temporary file
-//   4. write    per bucket, leaves in CID order into postings files; centroids;
+//   4. write    centroids; per bucket, leaves in CID order into postings files;
 //   5. source   (--source) the key and the selected columns into source/;
-//               the manifest last (create-if-absent); then the footers are checked.
+//               then every object is read back and checked in full (footers,
+//               values, SHA-256) against the complete manifest (in memory),
+//               and manifest.json is created last (create-if-absent) and read
+//               back, so a publication is visible whole or not at all.
+//
+// Objects go through the ObjectStore seam (keys = manifest paths); the spill
+// files are local scratch, not objects.
 //
 // Memory: the training sample, one input block, and a bounded per-bucket
 // sort buffer (spill_buffer_bytes); never O(N·d).
@@ -25,6 +31,7 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_writer.h"
 #include "vigilo/ivf/source_writer.h"
+#include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
 
@@ -43,8 +50,12 @@ struct BuildOptions {
   uint32_t iterations = 10;
   uint64_t seed = 1;
   uint32_t threads = 2;
-  std::string out;      // the publication directory (created if absent)
-  std::string scratch;  // spill files; default: <out>/.vigilo-build-<pid>, removed afterwards
+  // BuildPublication(options): the publication directory (created if absent).
+  std::string out;
+  // Spill files go into a fresh directory .vigilo-build-<pid>-<n> below this
+  // one, removed however the build ends; default: `out` for a local build,
+  // else the temporary directory.
+  std::string scratch;
   uint64_t spill_buffer_bytes = 256u << 20;  // rows gathered at once while sorting a bucket by CID
   PostingsLayout layout;
   // --source: also copy a source table (the key and `source_columns`; empty =
@@ -62,10 +73,25 @@ struct BuildSummary {
   double seconds_sample = 0, seconds_train = 0, seconds_assign = 0, seconds_write = 0, seconds_source = 0;
 };
 
+// Builds into `store` (which must be writable: RequireWritable).
+//
 // Errors: the input's (with its file and row), InvalidArgument for options
-// (nlist > N, roots > nlist, sample < nlist …), AlreadyExists when the
-// output already holds a publication (nothing of it is changed), and any
-// failure of the self-check after writing (a bug: Internal).
+// (nlist > N, roots > nlist, sample < nlist …), AlreadyExists when the store
+// already holds manifest.json (refused before anything is read; nothing is
+// changed) or an object with other bytes at a key the build writes, the
+// store's errors, and any failure of the self-check (a bug: Internal).
+//
+// Failure semantics: manifest.json is created only after every object was
+// written and passed the self-check. A build that fails removes the objects
+// it created (store::OwnedWrites::RollBack: never an object that existed
+// before it) and its scratch directory, so a retry works. An object that
+// already holds exactly the bytes the build writes (a crashed build of the
+// same input, options and seed) is a verified replay, not a failure.
+Result<BuildSummary> BuildPublication(const BuildOptions& options, store::ObjectStore& store);
+
+// The same into the local directory `options.out` (a local store; the
+// directory is created if absent). A failed build also removes the
+// directories it created that are left empty.
 Result<BuildSummary> BuildPublication(const BuildOptions& options);
 
 }  // namespace vigilo::ivf

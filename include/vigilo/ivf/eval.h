@@ -52,10 +52,12 @@ struct EvalPoint {
 
 // For each nprobe: a warm-up, then every query through `reader` (whose
 // centroid and footer caches persist across passes, as in a long-lived
-// reader), timed on one thread, reading the mapped publication. The publication's key must be `long` (the
-// ground truth's ids are key values); InvalidArgument if not, or if the
-// ground truth has fewer rows than there are queries or fewer than k columns.
-Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, MappedPublication& objects,
+// reader), timed on one thread, fetching through `store` (the local store:
+// views of cached mappings, as a long-lived native reader sees them). The
+// publication's key must be `long` (the ground truth's ids are key values);
+// InvalidArgument if not, or if the ground truth has fewer rows than there
+// are queries or fewer than k columns.
+Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
                                               const std::vector<std::vector<float>>& queries,
                                               const GroundTruth& truth, const EvalOptions& options);
 

@@ -1,7 +1,9 @@
 // Validation levels 2 and 3 of publication-v1.md §6: with the objects at
 // hand, each Parquet object's size, footer, schema, row groups and CID
 // statistics (footers), and optionally every object's SHA-256 and the value
-// rules that need the data (deep). The caller supplies the I/O.
+// rules that need the data (deep). Objects are read through the ObjectStore
+// seam, keyed by their manifest paths (a local publication: a store rooted at
+// the manifest's directory).
 #pragma once
 
 #include <cstdint>
@@ -13,29 +15,16 @@
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/parquet/footer.h"
+#include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
 
-// Byte access to a publication's objects by manifest path: a directory, or
-// HTTP range requests later.
-class ObjectReader {
- public:
-  virtual ~ObjectReader() = default;
-  virtual Result<uint64_t> Size(const std::string& path) = 0;
-  // Exactly [offset, offset + length).
-  virtual Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) = 0;
-};
-
-// Objects as files below a directory (the manifest's).
-class DirectoryObjectReader final : public ObjectReader {
- public:
-  explicit DirectoryObjectReader(std::string root) : root_(std::move(root)) {}
-  Result<uint64_t> Size(const std::string& path) override;
-  Result<std::vector<uint8_t>> Read(const std::string& path, uint64_t offset, uint64_t length) override;
-
- private:
-  std::string root_;
-};
+// Exactly [offset, offset + length) of a publication object, read through
+// the seam with no HEAD: the descriptor's size is the Get's expected size, so
+// an object of another size is the store's IntegrityError naming it ("object
+// is N bytes, expected M"), a missing one NotFound.
+Result<store::Bytes> ReadObjectRange(store::ObjectStore& store, const ObjectDescriptor& object, uint64_t offset,
+                                     uint64_t length);
 
 struct ObjectCheckReport {
   uint64_t objects = 0;
@@ -46,14 +35,15 @@ struct ObjectCheckReport {
   uint64_t column_chunks = 0;  // column chunks decoded
   uint64_t rows = 0;           // postings rows in the row groups checked
   uint64_t source_rows = 0;    // source rows in the row groups checked
-  uint64_t largest_read = 0;   // the longest single ObjectReader::Read
+  uint64_t largest_read = 0;   // the longest single Get
 };
 
-// The footer of a Parquet object: its size must equal the descriptor's
-// (IntegrityError), then one speculative 64 KiB tail read (at most
-// max_read bytes), and a second read only for a larger footer (LimitExceeded
-// when that would exceed max_read). Adds the bytes read to *bytes_read if given.
-Result<parquet::Footer> ReadObjectFooter(ObjectReader& reader, const ObjectDescriptor& object, uint64_t* bytes_read,
+// The footer of a Parquet object: one speculative 64 KiB tail read (at most
+// max_read bytes; the object's size must be the descriptor's, IntegrityError
+// otherwise), and a second read only for a larger footer (LimitExceeded when
+// that would exceed max_read). Adds the bytes read to *bytes_read if given.
+Result<parquet::Footer> ReadObjectFooter(store::ObjectStore& store, const ObjectDescriptor& object,
+                                         uint64_t* bytes_read,
                                          uint64_t max_read = std::numeric_limits<uint64_t>::max());
 
 // The single CID a postings row group holds, from its cid chunk's exact
@@ -64,21 +54,22 @@ Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& row_group, const st
 // Errors name the object (and row group: "<path>: row group 3"):
 // IntegrityError for a size or SHA-256 that differs from the manifest,
 // ParseError for a broken footer, InvalidFormat for a rule of §3.
-Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& manifest, ObjectReader& reader, bool deep);
+Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& manifest, store::ObjectStore& store, bool deep);
 
 // The same checks in per-object steps, for `vigilo index verify`
 // (publication_verify.h). For each object in manifest order (centroids,
-// postings, source): its size (a missing or wrong-sized object skips the
-// rest of that object), its footer and schema (a failure skips that
-// object's row-group checks), each row group (a failure skips the rest of
-// that row group only), the file's row count, then with deep its SHA-256.
+// postings, source): its size, checked by the first Get (a missing,
+// unreadable or wrong-sized object skips the rest of that object), its
+// footer and schema (a failure skips that object's row-group checks), each
+// row group (a failure skips the rest of that row group only), the file's
+// row count, then with deep its SHA-256.
 struct ObjectCheckOptions {
   bool deep = false;
   // With deep: decode every column chunk of every row group, not only the
   // chunks a value rule reads, so that every page header, level and value
   // encoding is checked too.
   bool every_column = false;
-  // The longest single Read (footer tails, column chunks, hash blocks) and
+  // The longest single Get (footer tails, column chunks, hash blocks) and
   // each column chunk's decode budget; a chunk or footer needing more is a
   // LimitExceeded failure naming it.
   uint64_t max_read = std::numeric_limits<uint64_t>::max();
@@ -88,7 +79,7 @@ struct ObjectCheckOptions {
 };
 
 // Returns the first failure (Ok when there is none) and fills *report.
-Status CheckObjects(const Manifest& manifest, ObjectReader& reader, const ObjectCheckOptions& options,
+Status CheckObjects(const Manifest& manifest, store::ObjectStore& store, const ObjectCheckOptions& options,
                     ObjectCheckReport* report);
 
 }  // namespace vigilo::ivf

@@ -29,6 +29,7 @@ struct PublicationShape {
 // Summary of `values` (nearest-rank percentiles).
 SizeSummary Summarize(std::vector<uint64_t> values);
 
-Result<PublicationShape> InspectPublication(const Manifest& manifest, ObjectReader& reader);
+// Reads only the postings footers, through `store` (keys = manifest paths).
+Result<PublicationShape> InspectPublication(const Manifest& manifest, store::ObjectStore& store);
 
 }  // namespace vigilo::ivf

@@ -9,20 +9,21 @@
 // Streaming and peak memory. Nothing holds a whole object: SHA-256 reads
 // blocks of min(1 MiB, max_buffer_bytes), and Parquet objects are read as one
 // footer tail and then one column chunk at a time, each chunk decoded and
-// checked and released before the next is read. Every single
-// ObjectReader::Read is at most max_buffer_bytes, and each chunk's decoder
+// checked and released before the next is read. Every single Get of an
+// object is at most max_buffer_bytes, and each chunk's decoder
 // allocations are charged to a budget of max_buffer_bytes (a footer or chunk
 // that would need more is a LimitExceeded failure naming it, never a larger
 // read). So the buffers held at once are at most
-//     the manifest (≤ 64 MiB, read in max_buffer_bytes pieces) and its model
+//     the manifest (≤ 64 MiB, one Get capped at that) and its model
 //   + one parsed footer (its raw bytes ≤ max_buffer_bytes)
 //   + one column chunk's bytes (≤ max_buffer_bytes)
 //   + that chunk's decoded values (≤ max_buffer_bytes)
 //   + the centroids' cid values of one root (4 bytes per leaf),
 // i.e. manifest + about 3 × max_buffer_bytes, independent of the object
 // sizes; in practice the largest column chunk and its decode (LVQ code
-// chunks: rows × code bytes) dominate. The test pins "no read exceeds the
-// bound" with a reader that records its reads.
+// chunks: rows × code bytes) dominate. The test pins "no object Get exceeds
+// the bound" with a store wrapper that records its Gets. Every read is a
+// ranged Get with the manifest's size as its expected size: no HEAD.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,7 @@
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
 
@@ -55,7 +57,7 @@ struct VerifyReport {
   uint64_t objects = 0;        // objects checked (the manifest not included)
   uint64_t bytes_hashed = 0;   // fed to SHA-256
   uint64_t bytes_read = 0;     // read from objects, hashing included
-  uint64_t largest_read = 0;   // the longest single read, manifest included
+  uint64_t largest_read = 0;   // the longest single Get, manifest included
   uint64_t row_groups = 0;
   uint64_t column_chunks = 0;  // decoded
   uint64_t rows = 0;           // postings rows in the footers (equal to ntotal when valid)
@@ -70,14 +72,15 @@ Status CheckDerivedArtifactUuid(const Manifest& manifest);
 // Verifies the objects of an already parsed manifest (and its derived UUID).
 // The Result fails only for bad options (InvalidArgument); the publication's
 // failures are in the report.
-Result<VerifyReport> VerifyPublication(const Manifest& manifest, ObjectReader& reader, const VerifyOptions& options);
+Result<VerifyReport> VerifyPublication(const Manifest& manifest, store::ObjectStore& store,
+                                       const VerifyOptions& options);
 
-// Reads `manifest_path` through the reader too (in max_buffer_bytes pieces;
-// more than 64 MiB is LimitExceeded), parses it, then VerifyPublication.
+// Reads `manifest_path` through the store too (one Get; more than 64 MiB is
+// LimitExceeded), parses it, then VerifyPublication.
 // Manifest failures are named "<manifest_path>: $.json.path" (or
 // "<manifest_path>" with a byte offset for broken JSON); an unparsable
 // manifest ends verification, since it names no objects.
-Result<VerifyReport> VerifyPublicationFrom(ObjectReader& reader, const std::string& manifest_path,
+Result<VerifyReport> VerifyPublicationFrom(store::ObjectStore& store, const std::string& manifest_path,
                                            const VerifyOptions& options);
 
 }  // namespace vigilo::ivf

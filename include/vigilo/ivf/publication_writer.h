@@ -1,13 +1,17 @@
-// Writes a publication's objects (publication-v1.md §3) into a directory:
-// centroids, postings files laid out by bucket with one CID per row group,
-// and the manifest last. Every object is streamed through
-// store::LocalObjectWriter, so its size and SHA-256 come from the bytes
-// written, it is fsynced, and an existing path is never overwritten.
+// Writes a publication's objects (publication-v1.md §3) through the
+// ObjectStore seam (keys = manifest paths): centroids, postings files laid
+// out by bucket with one CID per row group, and the manifest last. Every
+// object is streamed through a DigestingWriter into a create recorded in the
+// caller's store::OwnedWrites, so its size and SHA-256 come from the bytes
+// written, a failed build can remove exactly what it created, and an
+// existing key is never overwritten (identical bytes are a verified replay,
+// other bytes AlreadyExists).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vigilo/common/result.h"
@@ -16,6 +20,7 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/parquet/metadata.h"
 #include "vigilo/parquet/writer.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 
@@ -39,14 +44,15 @@ Result<parquet::ColumnSpec> ParquetColumnFor(const Field& field, bool optional);
 
 // centroids.parquet: one row per leaf (cid = row), one row group per root;
 // `centroids` are the LVQ8 rows of the nlist leaf centroids.
-Result<ObjectDescriptor> WriteCentroids(const std::string& root, const std::vector<uint64_t>& cid_offsets,
+Result<ObjectDescriptor> WriteCentroids(store::OwnedWrites& writes, const std::vector<uint64_t>& cid_offsets,
                                         const LvqRows& centroids, uint64_t dimension,
                                         parquet::CompressionCodec codec);
 
 class PostingsWriter {
  public:
   // The index must name exactly one source-key field (the builder's key).
-  static Result<std::unique_ptr<PostingsWriter>> Open(std::string root, const IndexSpec& index,
+  // `writes` must outlive the writer.
+  static Result<std::unique_ptr<PostingsWriter>> Open(store::OwnedWrites& writes, const IndexSpec& index,
                                                       std::vector<uint64_t> cid_offsets, PostingsLayout layout);
   ~PostingsWriter();
 
@@ -57,13 +63,13 @@ class PostingsWriter {
 
  private:
   struct OpenFile;
-  PostingsWriter(std::string root, IndexSpec index, std::vector<uint64_t> cid_offsets, PostingsLayout layout,
-                 std::vector<parquet::ColumnSpec> columns);
+  PostingsWriter(store::OwnedWrites& writes, IndexSpec index, std::vector<uint64_t> cid_offsets,
+                 PostingsLayout layout, std::vector<parquet::ColumnSpec> columns);
   Status OpenNext(uint64_t bucket);
   Status CloseFile();
   Status WriteRowGroup(uint32_t cid, const LeafRows& rows, size_t begin, size_t end);
 
-  std::string root_;
+  store::OwnedWrites& writes_;
   IndexSpec index_;
   std::vector<uint64_t> cid_offsets_;
   PostingsLayout layout_;
@@ -76,9 +82,15 @@ class PostingsWriter {
   std::vector<PostingsFile> done_;
 };
 
-// Completes the manifest: derives artifact-uuid from its content
-// (publication-v1.md §2.2), validates it, and creates manifest.json
-// (create-if-absent: identical bytes are a replay, other bytes AlreadyExists).
-Result<Manifest> PublishManifest(const std::string& root, Manifest manifest);
+// The key of a publication's manifest in its store.
+inline constexpr std::string_view kManifestKey = "manifest.json";
+
+// Completes the manifest in memory: derives artifact-uuid from its content
+// (publication-v1.md §2.2) and validates it. Nothing is written.
+Result<Manifest> SealManifest(Manifest manifest);
+
+// SealManifest, then creates manifest.json (create-if-absent: identical
+// bytes are a replay, other bytes AlreadyExists).
+Result<Manifest> PublishManifest(store::OwnedWrites& writes, Manifest manifest);
 
 }  // namespace vigilo::ivf

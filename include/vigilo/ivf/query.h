@@ -11,6 +11,10 @@
 //   }
 //   const QueryResult& result = run->result();
 //
+// RunQuery is that loop over the ObjectStore seam (FetchRequests): the
+// local store hands out views of a cached mapping, so a native query costs
+// no copy and no system call per range.
+//
 // Steps: the centroids object (once per reader) → every leaf centroid ranked
 // globally, the nprobe nearest CIDs → the postings files whose [min-cid,
 // max-cid] hold them, from the manifest alone → their footers (one
@@ -21,29 +25,27 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "vigilo/common/byte_range.h"
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/lvq.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/manifest.h"
-#include "vigilo/ivf/publication_check.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
+#include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
 
-struct ObjectRange {
-  std::string path;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  friend bool operator==(const ObjectRange&, const ObjectRange&) = default;
-};
+using ObjectRange = vigilo::ObjectRange;
 
 // What every sans-IO run does with a batch of responses: one per request,
 // each exactly its length (Internal for a miscount, IntegrityError naming the
@@ -95,11 +97,15 @@ class PublicationReader {
  public:
   explicit PublicationReader(Manifest manifest);
   const Manifest& manifest() const { return manifest_; }
+  // The manifest's size of the object at `path` (nullopt for a path it does
+  // not name): what a driver's Get expects, so it never needs a HEAD.
+  std::optional<uint64_t> ObjectSize(std::string_view path) const;
 
  private:
   friend class QueryRun;
   friend class SourceLookup;
   Manifest manifest_;
+  std::map<std::string, uint64_t, std::less<>> object_sizes_;  // by manifest path
   // Loaded from centroids.parquet on the first query (in CID order):
   std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
   std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
@@ -156,31 +162,18 @@ class QueryRun {
   bool failed_ = false;
 };
 
-// Drives a run to the end with `objects` doing the I/O (local files: the
-// DirectoryObjectReader; later HTTP ranges).
-Result<QueryResult> RunQuery(PublicationReader& reader, ObjectReader& objects, std::vector<std::vector<float>> queries,
-                             QueryOptions options);
+// A driver's fetch: every request, in order, as one ranged Get through the
+// seam whose expected size is the object's manifest size (no HEAD; a store
+// holding another size is IntegrityError). `bytes` owns the answers (views of
+// the local store's mapping, or buffers), `views` are what Supply takes;
+// both are replaced. Internal for a path the manifest does not name.
+Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
+                     const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
+                     std::vector<std::span<const uint8_t>>& views);
 
-// A publication directory's objects mapped into memory once each (on first
-// use) and handed to the query core as views, without a copy or a system
-// call per range: the local driver of the CLI and `index eval`.
-class MappedPublication {
- public:
-  explicit MappedPublication(std::string root);
-  ~MappedPublication();
-  MappedPublication(const MappedPublication&) = delete;
-  MappedPublication& operator=(const MappedPublication&) = delete;
-  // The bytes of a range: NotFound/IoError for the object, OutOfRange for a
-  // range past its end. Valid while this object lives.
-  Result<std::span<const uint8_t>> View(const std::string& path, uint64_t offset, uint64_t length);
-
- private:
-  struct Mapping;
-  std::string root_;
-  std::map<std::string, std::unique_ptr<Mapping>> mapped_;
-};
-
-Result<QueryResult> RunQuery(PublicationReader& reader, MappedPublication& objects,
+// Drives a run to the end, fetching through `store` (keys = manifest paths:
+// a local publication is a store rooted at the manifest's directory).
+Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& store,
                              std::vector<std::vector<float>> queries, QueryOptions options);
 
 }  // namespace vigilo::ivf

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ class SourceLookup {
   const std::vector<ObjectRange>& requests() const { return requests_; }
   // The bytes of every request, in order. Errors (a short read, a footer or
   // schema that does not match the manifest, a key that is not its row's
-  // position) leave the lookup failed.
+  // position) leave the lookup failed. The views need to live only for the
+  // call (nothing is kept).
+  Status Supply(std::span<const std::span<const uint8_t>> responses);
   Status Supply(std::vector<std::vector<uint8_t>> responses);
   const SourceRows& result() const { return result_; }
 
@@ -63,7 +66,7 @@ class SourceLookup {
   Status PlanFooters();
   Status PlanChunks();
   Status CheckFooter(size_t file) const;
-  Status Extract(std::vector<std::vector<uint8_t>>& responses);
+  Status Extract(std::span<const std::span<const uint8_t>> responses);
 
   PublicationReader& reader_;
   std::vector<int64_t> keys_;
@@ -79,8 +82,8 @@ class SourceLookup {
   bool failed_ = false;
 };
 
-// Drives a lookup to the end with `objects` doing the I/O.
-Result<SourceRows> LookupSource(PublicationReader& reader, ObjectReader& objects, std::vector<int64_t> keys,
+// Drives a lookup to the end, fetching through `store` (FetchRequests).
+Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
                                 std::vector<std::string> columns);
 
 }  // namespace vigilo::ivf

@@ -2,7 +2,8 @@
 // Parquet files under source/ with a REQUIRED long key equal to the row
 // position, every other column OPTIONAL, row groups of exactly
 // row-group-rows rows (the last one of the table may be shorter), and files
-// that begin at multiples of row-group-rows.
+// that begin at multiples of row-group-rows. Files are created through the
+// ObjectStore seam like the other objects (publication_writer.h).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/writer.h"
+#include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 
@@ -26,8 +28,9 @@ struct SourceLayout {
 class SourceWriter {
  public:
   // `columns` in table order; `key` names one of them, of type long.
-  static Result<std::unique_ptr<SourceWriter>> Open(std::string root, std::vector<Field> columns, std::string key,
-                                                    SourceLayout layout);
+  // `writes` must outlive the writer.
+  static Result<std::unique_ptr<SourceWriter>> Open(store::OwnedWrites& writes, std::vector<Field> columns,
+                                                    std::string key, SourceLayout layout);
   ~SourceWriter();
 
   // Appends the rows of decoded columns, one per table column in order, all
@@ -41,11 +44,11 @@ class SourceWriter {
 
  private:
   struct Buffer;
-  SourceWriter(std::string root, std::vector<Field> columns, size_t key_index, SourceLayout layout);
+  SourceWriter(store::OwnedWrites& writes, std::vector<Field> columns, size_t key_index, SourceLayout layout);
   Status FlushRowGroup();
   Status CloseFile();
 
-  std::string root_;
+  store::OwnedWrites& writes_;
   std::vector<Field> columns_;
   size_t key_index_;
   SourceLayout layout_;

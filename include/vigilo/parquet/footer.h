@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "vigilo/common/byte_range.h"
 #include "vigilo/common/result.h"
 #include "vigilo/parquet/metadata.h"
 #include "vigilo/parquet/schema.h"
@@ -67,12 +68,9 @@ Result<SchemaTree> ValidateFileMetaData(const FileMetaData& metadata, uint64_t f
 // and the trailing magic (the writer appends this after the column chunks).
 Result<std::vector<uint8_t>> EncodeFooter(const FileMetaData& metadata);
 
-// A half-open byte range [offset, offset + length) of the file.
-struct ByteRange {
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  bool operator==(const ByteRange&) const = default;
-};
+// A half-open byte range [offset, offset + length) of the file (the one
+// range type the read core and the stores share).
+using ByteRange = vigilo::ByteRange;
 
 // A column chunk's bytes: from its dictionary page if it has one, else its
 // first data page, for total_compressed_size bytes.

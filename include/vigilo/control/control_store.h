@@ -1,0 +1,247 @@
+// The control store: the one durable record of who is writing what (seed
+// 004). Object stores hold immutable bytes and cannot be listed; this layer
+// holds everything mutable around them:
+//
+//  - the attempt ledger: an attempt (UUID + generation) owns the staging
+//    prefix <namespace>/<name>/attempts/<attempt_id>/g<generation>/, under a
+//    lease with a fencing epoch, with its admission limits and every key it
+//    will create, recorded before the create is issued;
+//  - named roots: the published root reference of each dataset and run, by
+//    name, with its full history.
+//
+// Every change is one transaction fenced by the caller's Lease: once another
+// writer has taken the attempt over (a higher epoch), or the lease has
+// expired, or the attempt is no longer active, the change is refused with
+// `fenced`. Safety rests on the epoch compared inside the transaction, not
+// on any clock: clocks only decide when a lease may be taken over.
+//
+// This header is the contract every backend implements (SQLite now,
+// PostgreSQL later); src/control/*_test.cc run one parameterized suite over
+// all of them. docs/architecture.md ("The control layer") has the rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/common/uuid.h"
+#include "vigilo/store/clock.h"
+
+namespace vigilo::control {
+
+using store::Micros;
+
+// Named roots live in separate namespaces; the namespace is also the first
+// segment of an attempt's staging prefix (docs/format/case-storage-v1.md).
+enum class Namespace { kDatasets, kRuns };
+std::string_view NamespaceName(Namespace ns);  // "datasets", "runs"
+// InvalidArgument for anything but "datasets" or "runs".
+Result<Namespace> ParseNamespace(std::string_view text);
+
+inline constexpr size_t kMaxRootNameChars = 128;
+// A root name: 1-128 of [A-Za-z0-9._-], not starting with '.' (so that it is
+// a valid key segment, and exactly the rule of a dataset_id). InvalidFormat
+// naming the rule otherwise.
+Status ValidateRootName(std::string_view name);
+
+// <namespace>/<name>/attempts/<attempt_id>/g<generation>/ — the same layout
+// as cases::DatasetAttemptPrefix. Unique per attempt ID and generation, so
+// one attempt's keys can never be another's.
+std::string AttemptKeyPrefix(Namespace ns, std::string_view name, const Uuid& attempt_id, uint32_t generation);
+
+enum class AttemptState { kActive, kPublished, kAbandoned };
+std::string_view AttemptStateName(AttemptState state);  // "active", "published", "abandoned"
+
+// Limits on what callers may record (each refused with InvalidArgument).
+inline constexpr size_t kMaxOwnerBytes = 256;
+inline constexpr size_t kMaxStoreIdBytes = 4096;
+inline constexpr size_t kMaxAdmissionLimitsBytes = 64 * 1024;
+inline constexpr size_t kMaxRootValueBytes = 64 * 1024;
+inline constexpr Micros kMaxLeaseDuration = Micros{24} * 3600 * 1'000'000;
+// How long an attempt abandoned by someone other than its holder (its lease
+// expired) waits before its keys become cleanup work: a writer paused in the
+// middle of a create may still finish it, and the object-operation deadline
+// (seed 004: 120 s) is how long a create may legitimately take.
+inline constexpr Micros kDefaultAbandonSettle = Micros{120} * 1'000'000;
+
+struct AttemptRef {
+  Uuid attempt_id;
+  uint32_t generation = 0;
+  friend bool operator==(const AttemptRef&, const AttemptRef&) = default;
+};
+// "<attempt_id>/g<generation>", as errors name an attempt.
+std::string AttemptName(const AttemptRef& ref);
+
+// The fencing token a writer carries into every change it makes.
+struct Lease {
+  AttemptRef attempt;
+  uint64_t epoch = 0;     // unique and increasing across the whole control store
+  Micros expires_at = 0;  // wall-clock microseconds since the Unix epoch
+  std::string key_prefix;
+};
+
+struct AttemptSpec {
+  Namespace ns = Namespace::kDatasets;
+  std::string name;                       // the root name it will publish (ValidateRootName)
+  std::string store;                      // the store its keys live in (see LedgerStoreId)
+  std::string owner;                      // who writes: diagnostics only (ProcessOwner())
+  std::string admission_limits = "{}";    // a canonical JSON object, kept for resume
+  std::optional<Uuid> attempt_id;         // none: a fresh random UUID (version 4)
+  uint32_t generation = 1;                // ≥ 1
+  Micros lease_duration = 0;              // (0, kMaxLeaseDuration]
+};
+
+struct AttemptRecord {
+  AttemptRef attempt;
+  Namespace ns = Namespace::kDatasets;
+  std::string name;
+  std::string store;
+  std::string key_prefix;
+  std::string owner;
+  AttemptState state = AttemptState::kActive;
+  uint64_t epoch = 0;
+  Micros lease_expires_at = 0;
+  std::string admission_limits;
+  Micros created_at = 0;
+  Micros updated_at = 0;
+  std::optional<Micros> cleanup_due_at;  // abandoned attempts only
+  std::vector<std::string> keys;         // recorded keys still in the ledger, sorted (GetAttempt only)
+};
+
+enum class PublishOutcome {
+  kPublished,         // the name was free; it now holds the value
+  kAlreadyIdentical,  // the name already held exactly these bytes: nothing changed
+  kReplaced,          // ReplaceRoot swapped the expected value for the new one
+};
+std::string_view PublishOutcomeName(PublishOutcome outcome);
+
+struct RootRecord {
+  Namespace ns = Namespace::kDatasets;
+  std::string name;
+  uint64_t version = 0;  // 1 for the first publication, +1 per replace
+  std::string value;     // the root reference: canonical JSON
+  AttemptRef attempt;    // the attempt that published this version
+  uint64_t epoch = 0;    // its fencing epoch then
+  Micros published_at = 0;
+};
+
+// One recorded key of an abandoned attempt, due for deletion.
+struct CleanupItem {
+  AttemptRef attempt;
+  std::string key;
+};
+
+struct CleanupFailure {
+  CleanupItem item;
+  std::string error;  // the Status as text, kept for `vigilo store cleanup`
+};
+
+class ControlStore {
+ public:
+  virtual ~ControlStore() = default;
+
+  // ------------------------------------------------------------ attempts
+  // A new active attempt with a lease of spec.lease_duration and the next
+  // fencing epoch. AlreadyExists if that attempt ID and generation were ever
+  // used (prefixes are never reused); InvalidArgument/InvalidFormat for a
+  // spec that breaks the rules above.
+  virtual Result<Lease> BeginAttempt(const AttemptSpec& spec) = 0;
+
+  // Takes over an active attempt whose lease has expired: same attempt ID,
+  // generation and keys, a new owner and lease, and a higher epoch, so the
+  // previous holder is fenced from now on. Unavailable while the lease is
+  // held (the message says until when); AlreadyExists once published;
+  // Fenced once abandoned; NotFound for an unknown attempt.
+  virtual Result<Lease> ResumeAttempt(const AttemptRef& attempt, std::string_view owner,
+                                      Micros lease_duration) = 0;
+
+  // Extends the holder's lease to now + lease_duration (same epoch).
+  virtual Result<Lease> RenewLease(const Lease& lease, Micros lease_duration) = 0;
+
+  // Records keys the holder is about to create. Each must be a valid logical
+  // key under the attempt's key prefix (InvalidArgument otherwise); a key
+  // recorded twice is recorded once. All or nothing.
+  virtual Status RecordKeys(const Lease& lease, std::span<const std::string> keys) = 0;
+  Status RecordKey(const Lease& lease, std::string_view key);
+
+  // The holder gives up: its recorded keys become cleanup work at once.
+  virtual Status Abandon(const Lease& lease) = 0;
+  // Anyone gives up an active attempt whose lease has expired (a writer that
+  // died). Its keys become cleanup work after `settle` (kDefaultAbandonSettle
+  // in production). Unavailable while the lease is held.
+  virtual Status AbandonExpired(const AttemptRef& attempt, Micros settle) = 0;
+
+  // The attempt with its recorded keys; NotFound if unknown.
+  virtual Result<AttemptRecord> GetAttempt(const AttemptRef& attempt) = 0;
+  // The attempts for one root name, oldest first, without keys: how a
+  // restarted writer finds what it may resume.
+  virtual Result<std::vector<AttemptRecord>> ListAttempts(Namespace ns, std::string_view name) = 0;
+
+  // ------------------------------------------------------------ named roots
+  // Publishes `value` (canonical JSON) under the attempt's own name, and
+  // marks the attempt published: from then on none of its keys can become
+  // cleanup work. kPublished when the name was free, kAlreadyIdentical when
+  // it held exactly these bytes (the attempt is marked published too: what
+  // it created is kept rather than risk deleting what a root references).
+  // AlreadyExists, naming the current version, when the name holds another
+  // value: that takes ReplaceRoot. Fenced unless the lease is current.
+  virtual Result<PublishOutcome> PublishRoot(const Lease& lease, std::string_view value) = 0;
+
+  // Compare-and-set: replaces the name's current value, which must be
+  // exactly `expected` (AlreadyExists naming the current version otherwise;
+  // NotFound when nothing is published yet). The old version stays in the
+  // history and its attempt stays published. kAlreadyIdentical when the
+  // current value already is `value`.
+  virtual Result<PublishOutcome> ReplaceRoot(const Lease& lease, std::string_view expected,
+                                             std::string_view value) = 0;
+
+  // The current version, or nullopt when nothing is published under the name.
+  virtual Result<std::optional<RootRecord>> GetRoot(Namespace ns, std::string_view name) = 0;
+  // Every version ever published under the name, oldest first.
+  virtual Result<std::vector<RootRecord>> RootHistory(Namespace ns, std::string_view name) = 0;
+  // Every name of a namespace with its current version, by name.
+  virtual Result<std::vector<RootRecord>> ListRoots(Namespace ns) = 0;
+
+  // ------------------------------------------------------------ cleanup
+  // Claims up to `max_items` due keys on `store`: recorded keys of abandoned
+  // attempts whose cleanup is due and not claimed by another drain. Their
+  // attempts stay claimed until FinishCleanup or for `claim_duration`, so
+  // concurrent drains do not repeat each other's deletes (repeating one is
+  // harmless: deletes are idempotent). Keys of a published or active attempt
+  // are never returned.
+  virtual Result<std::vector<CleanupItem>> ClaimCleanup(std::string_view store, size_t max_items,
+                                                        Micros claim_duration) = 0;
+  // Forgets the deleted keys, records why the failed ones failed, and
+  // releases the claims of every claimed item's attempt. Keys not deleted
+  // (failed, or never tried) stay recorded.
+  virtual Status FinishCleanup(std::span<const CleanupItem> claimed, std::span<const CleanupItem> deleted,
+                               std::span<const CleanupFailure> failed) = 0;
+  // The stores with cleanup work due now (claimed or not), sorted.
+  virtual Result<std::vector<std::string>> StoresWithDueCleanup() = 0;
+  // Recorded keys of abandoned attempts on `store`, due or not.
+  virtual Result<uint64_t> PendingCleanupKeys(std::string_view store) = 0;
+};
+
+// "<hostname>:<pid>": the owner recorded for this process's attempts.
+std::string ProcessOwner();
+
+// The wall clock leases and ledger timestamps use: std::chrono::system_clock
+// in microseconds since the Unix epoch. Leases span processes (and later
+// machines), so a monotonic clock, which is per boot, cannot express them;
+// tests inject a store::ManualClock instead. SleepFor sleeps on the steady
+// clock.
+class SystemWallClock final : public store::Clock {
+ public:
+  Micros Now() override;
+  Status SleepFor(Micros duration, const store::CancelToken* cancel) override;
+};
+store::Clock& DefaultWallClock();
+
+// "2026-05-01T12:00:00.250000Z": wall-clock micros as errors print them.
+std::string FormatWallTime(Micros unix_micros);
+
+}  // namespace vigilo::control

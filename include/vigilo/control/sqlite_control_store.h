@@ -1,0 +1,54 @@
+// The embedded control store: one SQLite database file (Debian's libsqlite3)
+// shared by every vigilo process on the machine. WAL journal, synchronous =
+// FULL (a recorded key must survive a power cut that its object survives),
+// BEGIN IMMEDIATE for every change (writers queue on the database lock
+// instead of failing half way), a busy timeout, foreign keys on, and a
+// versioned schema migrated forward on open.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vigilo/common/result.h"
+#include "vigilo/control/control_store.h"
+#include "vigilo/store/clock.h"
+
+namespace vigilo::control {
+
+// The schema this build writes and understands (schema_version table). A
+// database with a higher version is refused; a lower one is migrated.
+inline constexpr int kSqliteSchemaVersion = 1;
+// PRAGMA application_id of a vigilo control database ("VGCS"): a file that
+// carries another application's id is refused.
+inline constexpr int32_t kSqliteApplicationId = 0x56474353;
+
+struct SqliteOptions {
+  // Wall clock for leases and timestamps; random source for attempt IDs.
+  // Both outlive the store (defaults: DefaultWallClock(), DefaultRandom()).
+  store::Clock* wall_clock = nullptr;
+  store::RandomSource* random = nullptr;
+  // How long a change waits for another process's transaction.
+  int busy_timeout_ms = 10'000;
+  // Create the file (and its parent directories) if missing; otherwise a
+  // missing file is NotFound.
+  bool create = true;
+};
+
+// Opens (creating and migrating as needed) the database at `path`.
+// Unimplemented when its schema is newer than kSqliteSchemaVersion;
+// InvalidFormat when it is not a vigilo control database.
+Result<std::unique_ptr<ControlStore>> OpenSqliteControlStore(const std::string& path,
+                                                             const SqliteOptions& options = {});
+
+// Where the control database lives: $VIGILO_CONTROL when set and nonempty
+// (a file path; an existing directory means control.sqlite3 inside it),
+// else $XDG_DATA_HOME/vigilo/control.sqlite3, else (XDG_DATA_HOME unset,
+// empty or relative) ~/.local/share/vigilo/control.sqlite3. InvalidArgument
+// when neither VIGILO_CONTROL nor HOME is set.
+Result<std::string> ControlDatabasePath();
+
+// OpenSqliteControlStore(ControlDatabasePath()): what commands use.
+Result<std::unique_ptr<ControlStore>> OpenDefaultControlStore(const SqliteOptions& options = {});
+
+}  // namespace vigilo::control

@@ -1,0 +1,109 @@
+// Storage aliases (seed 004: 1–128 of [A-Za-z0-9_-]) and the JSON config
+// that maps them to backends with their declared guarantees. A reference
+// records only the alias; buckets, endpoints, credentials and signed URLs
+// live here and never appear in a reference, a manifest, a log line or an
+// error message (errors name the alias and the JSON field instead). Format
+// and lookup order: docs/format/stores.md.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vigilo/common/result.h"
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::store {
+
+// The alias a store named by a plain path or file:// URL records. Reserved:
+// a config may not define it, so it always means "the directory given".
+inline constexpr std::string_view kDefaultLocalAlias = "local";
+
+// A config file larger than this is LimitExceeded (it lists aliases, not data).
+inline constexpr size_t kMaxStoresConfigBytes = 1 << 20;
+
+enum class StoreScheme { kFile, kHttp, kHttps, kS3 };
+std::string_view StoreSchemeName(StoreScheme scheme);  // "file", "http", "https", "s3"
+
+struct StoreEntry {
+  std::string alias;
+  StoreScheme scheme = StoreScheme::kFile;
+  std::string url;         // as configured (secret: never printed)
+  std::string local_root;  // kFile: the absolute directory the URL names (percent-decoded)
+  // What the operator declares for this alias/endpoint: `writable` and the
+  // two guarantees; single_ranges and revisions come from the backend.
+  Capabilities declared;
+};
+
+class StoreConfig {
+ public:
+  // The config in force: `explicit_path` (--stores FILE) if given, else
+  // $VIGILO_STORES if set and nonempty, else DefaultPath(). A missing
+  // default file (or no default path at all) is an empty config; a missing
+  // explicit or $VIGILO_STORES file is NotFound.
+  static Result<StoreConfig> Load(const std::optional<std::string>& explicit_path);
+  // $XDG_DATA_HOME/vigilo/stores.json, or ~/.local/share/vigilo/stores.json
+  // when XDG_DATA_HOME is unset, empty or relative (the XDG rule); nullopt
+  // when HOME is unset too.
+  static std::optional<std::string> DefaultPath();
+  // Strict parse (unknown fields invalid); `origin` names the file in errors.
+  static Result<StoreConfig> Parse(std::string_view json, std::string_view origin);
+
+  const StoreEntry* Find(std::string_view alias) const;
+  size_t size() const { return entries_.size(); }
+  // The file the config came from ("" when none was read).
+  const std::string& origin() const { return origin_; }
+
+ private:
+  std::map<std::string, StoreEntry, std::less<>> entries_;
+  std::string origin_;
+};
+
+struct OpenOptions {
+  bool writable = false;     // refuse (RequireWritable) a store that cannot be written safely
+  bool create_root = false;  // local directories: create the root if missing
+};
+
+struct ResolvedStore {
+  std::string alias;                   // what references written to it record
+  std::unique_ptr<ObjectStore> store;
+  std::string display;                 // safe to print: the alias, or the local path the user typed
+};
+
+// `--store SPEC`: a configured alias first; else a file:// URL, ".", ".."
+// or a value containing '/' is a local directory (alias "local"); another
+// URL is refused (it belongs in the config, under an alias); anything else
+// is InvalidArgument, suggesting "./SPEC" when SPEC is alias-shaped.
+Result<ResolvedStore> ResolveStore(const StoreConfig& config, std::string_view spec, const OpenOptions& options);
+
+// The store of one configured alias, opened as `options` say: file:// opens
+// the directory, whose capabilities are the declared ones (and only those
+// the backend also has); other schemes are Unimplemented for now.
+Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry, const OpenOptions& options);
+
+// The stores one reading command uses: the one it was pointed at, plus any
+// configured alias a reference's storage_alias names, opened read-only on
+// first use and kept. Thread-safe.
+class StoreSet {
+ public:
+  StoreSet(StoreConfig config, ResolvedStore primary);
+
+  ResolvedStore& primary() { return primary_; }
+
+  // The primary store when `alias` is the one it records, else a configured
+  // alias; NotFound for an alias nobody configured, InvalidFormat for one
+  // that is not an alias at all.
+  Result<ObjectStore*> ForAlias(std::string_view alias);
+
+ private:
+  StoreConfig config_;
+  ResolvedStore primary_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<ObjectStore>, std::less<>> opened_;
+};
+
+}  // namespace vigilo::store

@@ -1,0 +1,149 @@
+// The ObjectStore seam: every object read and write of both halves goes
+// through this one small interface (LevelDB's Env is the model), so a test
+// can replace any backend and every backend passes one conformance suite
+// (src/store/store_conformance_test.cc). No listing: both seeds forbid it;
+// every key is known from a manifest, a reference or a ledger.
+//
+// Semantics (seed 004 "Object Storage"): objects are immutable. A create is
+// conditional: it makes the object visible only if the key is absent; a
+// replay of identical bytes is verified and reported, other bytes at the key
+// are AlreadyExists and the existing object is never touched. Content
+// digests are not a backend's job (publications use SHA-256, case storage
+// BLAKE3): DigestingWriter and the callers compute them.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/common/byte_range.h"
+#include "vigilo/common/result.h"
+
+namespace vigilo::store {
+
+// Immutable bytes with shared ownership: a view into a mapping (the local
+// backend, zero-copy), a buffer, or a slice of either. Copies share.
+class Bytes {
+ public:
+  Bytes() = default;
+  Bytes(std::shared_ptr<const void> owner, std::span<const uint8_t> view)
+      : owner_(std::move(owner)), view_(view) {}
+  static Bytes FromVector(std::vector<uint8_t> bytes);
+  static Bytes FromString(std::string bytes);
+  static Bytes Copy(std::span<const uint8_t> bytes);
+
+  std::span<const uint8_t> span() const { return view_; }
+  std::string_view view() const {
+    return {reinterpret_cast<const char*>(view_.data()), view_.size()};
+  }
+  const uint8_t* data() const { return view_.data(); }
+  size_t size() const { return view_.size(); }
+  bool empty() const { return view_.empty(); }
+  // [offset, offset + length) of these bytes, sharing the owner; the caller
+  // keeps it within size().
+  Bytes Slice(size_t offset, size_t length) const { return Bytes(owner_, view_.subspan(offset, length)); }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  std::span<const uint8_t> view_;
+};
+
+// What a store guarantees. Conditional create and read-after-create are
+// declared per configured alias/endpoint (seed 004), not assumed per
+// backend type; a store without both refuses write use (RequireWritable).
+struct Capabilities {
+  bool writable = false;            // creates and deletes are possible at all
+  bool conditional_create = false;  // a create is atomic against concurrent writers of the key
+  bool read_after_create = false;   // a completed create is visible to every later Get
+  bool single_ranges = true;        // a ranged Get transfers only that range
+  bool revisions = false;           // objects carry a revision token (ETag, version id)
+};
+
+struct GetOptions {
+  // Only these bytes (none: the whole object). A range past the end is
+  // OutOfRange; an empty range returns no bytes.
+  std::optional<ByteRange> range;
+  // A larger answer is LimitExceeded, decided before bytes are transferred.
+  uint64_t max_bytes = std::numeric_limits<uint64_t>::max();
+  // The object's total size when the caller knows it (a manifest descriptor,
+  // an ObjectRef): a different size is IntegrityError.
+  std::optional<uint64_t> expected_size;
+};
+
+struct ObjectInfo {
+  uint64_t size = 0;
+  std::optional<std::string> revision;  // only where capabilities().revisions
+};
+
+enum class CreateOutcome { kCreated, kAlreadyIdentical };
+
+struct CreateResult {
+  CreateOutcome outcome = CreateOutcome::kCreated;
+  uint64_t size = 0;
+  std::optional<std::string> revision;  // only where capabilities().revisions
+};
+
+// A streaming create for objects too large to buffer. Nothing is visible at
+// the key until Commit; destroying a writer before Commit abandons it and
+// leaves nothing behind.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual Status Append(std::span<const uint8_t> bytes) = 0;
+  virtual uint64_t size() const = 0;
+  // Create-if-absent with the bytes appended (the same outcomes as
+  // ObjectStore::CreateIfAbsent). A writer is committed at most once; after
+  // a failed Append, Commit fails too.
+  virtual Result<CreateResult> Commit() = 0;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  virtual const Capabilities& capabilities() const = 0;
+
+  // Exactly the bytes asked for. NotFound for a missing key, OutOfRange for
+  // a range past the end, LimitExceeded over max_bytes, IntegrityError for a
+  // size other than expected_size or a short/long body from a remote.
+  virtual Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) = 0;
+
+  // The object's size (and revision). Only where a caller has no size from a
+  // manifest or reference; remote readers of publications never need it.
+  virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+
+  // Create-if-absent: kCreated, or kAlreadyIdentical when the key holds
+  // exactly these bytes; AlreadyExists when it holds other bytes (untouched).
+  virtual Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) = 0;
+
+  virtual Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) = 0;
+
+  // Removes an object. Only for keys the caller's own unfinished write
+  // recorded before creating them (OwnedWrites, the control ledger), never a
+  // published object. Deleting a missing key is OK (cleanup is idempotent).
+  virtual Status Delete(std::string_view key) = 0;
+};
+
+// InvalidArgument unless the store is writable and guarantees conditional
+// create and read-after-create (seed 004: such a store refuses write use).
+// `alias` names the store in the message.
+Status RequireWritable(const ObjectStore& store, std::string_view alias);
+
+// Every backend validates keys the same way: a valid logical key
+// (common/paths.h), InvalidArgument otherwise.
+Status ValidateStoreKey(std::string_view key);
+
+// The checks every backend applies to a Get once it knows the object's size:
+// expected_size, the range within the object, max_bytes. Returns the range
+// to transfer.
+Result<ByteRange> PlanGet(std::string_view key, uint64_t object_size, const GetOptions& options);
+
+// Convenience: the whole object as a string (a copy), with a size cap.
+Result<std::string> GetString(ObjectStore& store, std::string_view key, uint64_t max_bytes);
+
+}  // namespace vigilo::store

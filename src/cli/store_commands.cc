@@ -1,0 +1,179 @@
+// `vigilo store cleanup [--store SPEC] [--json]`: drains the cleanup work
+// the control ledger records (the keys of abandoned upload attempts) from
+// one store, or from every store that has work due. Writing commands drain
+// their store first anyway; this is the explicit form. SIGINT cancels: what
+// is not deleted stays recorded for the next drain.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "commands.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/json/value.h"
+#include "vigilo/json/write.h"
+#include "vigilo/store/config.h"
+#include "vigilo/store/governor.h"
+
+namespace vigilo::cli {
+namespace {
+
+struct CleanupArgs {
+  std::string store;
+  std::string stores_file;
+  bool json = false;
+};
+
+// SIGINT → CancelToken. CancelToken::Cancel takes a mutex, which a signal
+// handler must not, so the handler only writes a byte to a pipe and a
+// watcher thread does the cancelling. Restores the previous handler.
+class InterruptCancels {
+ public:
+  explicit InterruptCancels(store::CancelToken& cancel) {
+    if (::pipe(fds_) != 0) return;
+    write_fd_ = fds_[1];
+    watcher_ = std::thread([this, &cancel] {
+      char byte = 0;
+      ssize_t n;
+      while ((n = ::read(fds_[0], &byte, 1)) < 0 && errno == EINTR) {
+      }
+      if (n == 1 && byte == 'i') cancel.Cancel();
+    });
+    struct sigaction action {};
+    action.sa_handler = [](int) {
+      char byte = 'i';
+      (void)!::write(write_fd_, &byte, 1);
+    };
+    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C stops the process at once
+    sigemptyset(&action.sa_mask);
+    installed_ = sigaction(SIGINT, &action, &previous_) == 0;
+  }
+  InterruptCancels(const InterruptCancels&) = delete;
+  InterruptCancels& operator=(const InterruptCancels&) = delete;
+  ~InterruptCancels() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+    if (watcher_.joinable()) {
+      char byte = 'q';
+      (void)!::write(fds_[1], &byte, 1);
+      watcher_.join();
+    }
+    if (write_fd_ >= 0) {
+      ::close(fds_[0]);
+      ::close(fds_[1]);
+      write_fd_ = -1;
+    }
+  }
+
+ private:
+  static inline volatile sig_atomic_t write_fd_ = -1;
+  int fds_[2] = {-1, -1};
+  std::thread watcher_;
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
+// A store that could not be opened has no counts to show: its error goes
+// to stderr (and into the JSON line).
+Status PrintReport(const control::CleanupReport& report, bool opened, bool as_json) {
+  if (as_json) {
+    json::Object o;
+    o.Set("claimed", json::Value::Uint(report.claimed));
+    o.Set("deleted", json::Value::Uint(report.deleted));
+    if (!report.status.ok()) o.Set("error", json::Value(report.status.ToString()));
+    o.Set("remaining", json::Value::Uint(report.remaining));
+    o.Set("store", json::Value(report.store));
+    VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
+    return WriteStdout(line + "\n");
+  }
+  if (!opened) return Status::Ok();
+  return WriteStdout("store " + report.store + ": deleted " + std::to_string(report.deleted) + " of " +
+                     std::to_string(report.claimed) + " due keys; " + std::to_string(report.remaining) +
+                     " recorded keys remain\n");
+}
+
+// One store: resolve it for writing (cleanup deletes), name it as the
+// ledger does, drain it.
+struct StoreOutcome {
+  control::CleanupReport report;
+  bool opened = false;
+};
+
+StoreOutcome DrainStore(control::ControlStore& ledger, const store::StoreConfig& config, const std::string& spec,
+                        const std::optional<std::string>& known_id, const store::CancelToken& cancel) {
+  StoreOutcome out;
+  out.report.store = known_id.value_or(spec);
+  Result<store::ResolvedStore> resolved = store::ResolveStore(config, spec, store::OpenOptions{.writable = true});
+  if (!resolved.ok()) {
+    out.report.status = resolved.status();
+    return out;
+  }
+  Result<std::string> id = control::LedgerStoreId(spec, *resolved);
+  if (!id.ok()) {
+    out.report.status = id.status();
+    return out;
+  }
+  out.opened = true;
+  out.report = control::DrainCleanup(ledger, *id, *resolved->store, store::DefaultGovernor(), &cancel);
+  return out;
+}
+
+Status Cleanup(const CleanupArgs& args) {
+  std::optional<std::string> stores_file;
+  if (!args.stores_file.empty()) stores_file = args.stores_file;
+  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  // No control database yet means no attempt was ever recorded: nothing to do.
+  Result<std::unique_ptr<control::ControlStore>> opened = control::OpenDefaultControlStore({.create = false});
+  if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
+    return args.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> ledger, std::move(opened));
+  store::CancelToken cancel;
+  InterruptCancels interrupt(cancel);
+
+  std::vector<StoreOutcome> outcomes;
+  if (!args.store.empty()) {
+    outcomes.push_back(DrainStore(*ledger, config, args.store, std::nullopt, cancel));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(std::vector<std::string> due, ledger->StoresWithDueCleanup());
+    if (due.empty() && !args.json) return WriteStdout("no cleanup work is due\n");
+    for (const std::string& id : due) {
+      if (cancel.cancelled()) break;
+      outcomes.push_back(DrainStore(*ledger, config, control::StoreSpecForLedgerId(id), id, cancel));
+    }
+  }
+  Status first;
+  for (const StoreOutcome& outcome : outcomes) {
+    VIGILO_RETURN_IF_ERROR(PrintReport(outcome.report, outcome.opened, args.json));
+    if (first.ok() && !outcome.report.status.ok()) first = outcome.report.status;
+  }
+  if (cancel.cancelled() && first.ok()) first = Cancelled("interrupted; unfinished cleanup stays recorded");
+  return first;
+}
+
+}  // namespace
+
+void RegisterStoreCommands(CLI::App& app, Action* action) {
+  auto* group = app.add_subcommand("store", "Object stores and the work the control ledger records for them");
+  group->require_subcommand(1);
+  auto args = std::make_shared<CleanupArgs>();
+  auto* cleanup = group->add_subcommand(
+      "cleanup",
+      "Delete the recorded objects of abandoned upload attempts (never a published one); unfinished work stays "
+      "recorded. The control database is $VIGILO_CONTROL, else $XDG_DATA_HOME/vigilo/control.sqlite3");
+  cleanup->add_option("--store", args->store,
+                      "Only this store: a configured alias, or a directory (a path with '/', or file://); default: "
+                      "every store with cleanup work due");
+  cleanup->add_option("--stores", args->stores_file,
+                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
+                      "$XDG_DATA_HOME/vigilo/stores.json)");
+  cleanup->add_flag("--json", args->json, "One canonical JSON line per store");
+  cleanup->callback([args, action] { *action = [args] { return Cleanup(*args); }; });
+}
+
+}  // namespace vigilo::cli

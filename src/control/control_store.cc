@@ -1,0 +1,106 @@
+#include "vigilo/control/control_store.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace vigilo::control {
+
+std::string_view NamespaceName(Namespace ns) {
+  switch (ns) {
+    case Namespace::kDatasets: return "datasets";
+    case Namespace::kRuns: return "runs";
+  }
+  return "?";
+}
+
+Result<Namespace> ParseNamespace(std::string_view text) {
+  if (text == "datasets") return Namespace::kDatasets;
+  if (text == "runs") return Namespace::kRuns;
+  return InvalidArgument("unknown root namespace \"" + std::string(text) + "\" (expected datasets or runs)");
+}
+
+Status ValidateRootName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxRootNameChars) {
+    return InvalidFormat("a root name is 1-128 characters; got " + std::to_string(name.size()));
+  }
+  if (name.front() == '.') return InvalidFormat("a root name must not start with '.'");
+  for (char c : name) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-';
+    if (!ok) return InvalidFormat("a root name is made of A-Z, a-z, 0-9, '.', '_' and '-' only");
+  }
+  return Status::Ok();
+}
+
+std::string AttemptKeyPrefix(Namespace ns, std::string_view name, const Uuid& attempt_id, uint32_t generation) {
+  return std::string(NamespaceName(ns)) + "/" + std::string(name) + "/attempts/" + attempt_id.ToString() + "/g" +
+         std::to_string(generation) + "/";
+}
+
+std::string_view AttemptStateName(AttemptState state) {
+  switch (state) {
+    case AttemptState::kActive: return "active";
+    case AttemptState::kPublished: return "published";
+    case AttemptState::kAbandoned: return "abandoned";
+  }
+  return "?";
+}
+
+std::string_view PublishOutcomeName(PublishOutcome outcome) {
+  switch (outcome) {
+    case PublishOutcome::kPublished: return "published";
+    case PublishOutcome::kAlreadyIdentical: return "already_identical";
+    case PublishOutcome::kReplaced: return "replaced";
+  }
+  return "?";
+}
+
+std::string AttemptName(const AttemptRef& ref) {
+  return ref.attempt_id.ToString() + "/g" + std::to_string(ref.generation);
+}
+
+Status ControlStore::RecordKey(const Lease& lease, std::string_view key) {
+  std::string one(key);
+  return RecordKeys(lease, std::span<const std::string>(&one, 1));
+}
+
+std::string ProcessOwner() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "unknown-host");
+  return std::string(host) + ":" + std::to_string(static_cast<long>(getpid()));
+}
+
+Micros SystemWallClock::Now() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status SystemWallClock::SleepFor(Micros duration, const store::CancelToken* cancel) {
+  return store::DefaultClock().SleepFor(duration, cancel);
+}
+
+store::Clock& DefaultWallClock() {
+  static SystemWallClock clock;
+  return clock;
+}
+
+std::string FormatWallTime(Micros unix_micros) {
+  Micros seconds = unix_micros / 1'000'000;
+  Micros fraction = unix_micros % 1'000'000;
+  if (fraction < 0) {
+    fraction += 1'000'000;
+    seconds -= 1;
+  }
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return std::to_string(unix_micros) + " µs";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(fraction));
+  return buf;
+}
+
+}  // namespace vigilo::control

@@ -1,0 +1,70 @@
+// The backends the control-store suite runs over, and the fixture every
+// control test shares. A backend is a way to make an empty control store
+// location and to open any number of connections to it, from this process
+// or a forked one; the PostgreSQL backend joins ControlBackends() later and
+// the same tests run against it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vigilo/control/control_store.h"
+#include "vigilo/store/clock.h"
+
+namespace vigilo::control::testing_support {
+
+// 2026-01-01T00:00:00Z: the wall time every test starts at.
+inline constexpr Micros kT0 = Micros{1'767'225'600} * 1'000'000;
+inline constexpr Micros kSecond = 1'000'000;
+inline constexpr Micros kLease = 30 * kSecond;
+
+struct ControlBackend {
+  std::string name;
+  // A location for a new, empty control store under `scratch`.
+  std::function<std::string(const std::filesystem::path& scratch)> create;
+  // A connection to the store at `location` (created on first open).
+  std::function<Result<std::unique_ptr<ControlStore>>(const std::string& location, store::Clock& wall,
+                                                      store::RandomSource& random)>
+      open;
+};
+
+// gtest prints a parameter with this (the backend's name, not its bytes).
+inline void PrintTo(const ControlBackend& backend, std::ostream* os) { *os << backend.name; }
+
+std::vector<ControlBackend> ControlBackends();
+std::string BackendName(const ::testing::TestParamInfo<ControlBackend>& info);
+
+class ControlTest : public ::testing::TestWithParam<ControlBackend> {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Another connection with its own clock (another writer process).
+  std::unique_ptr<ControlStore> Connect(store::Clock& clock);
+  // Drops the connection and opens a new one: a restarted process.
+  void Reopen();
+
+  // A spec for datasets/<name> with this fixture's store id and a 30 s lease.
+  AttemptSpec Spec(const std::string& name, const std::string& owner = "writer-1") const;
+  // BeginAttempt(Spec(name)), asserting success.
+  Lease Begin(const std::string& name, const std::string& owner = "writer-1");
+  Uuid Id(int n) const;  // 00000000-0000-4000-8000-<n as 12 hex digits>
+
+  std::filesystem::path scratch_;
+  std::string location_;
+  std::string store_id_ = "test-store";
+  store::ManualClock clock_{kT0};
+  store::SeededRandom random_{17};
+  std::unique_ptr<ControlStore> control_;
+};
+
+// A canonical root reference naming `key`: {"key":"<key>"}.
+std::string RootValue(const std::string& key);
+
+}  // namespace vigilo::control::testing_support

@@ -1,0 +1,187 @@
+// The SQLite backend's own guarantees: WAL and a tagged, versioned schema;
+// refusal of newer schemas and of files that are not control databases;
+// and the triggers that restate the ledger's invariants inside the
+// database, so that not even a hand-written statement makes published
+// objects cleanup work.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "control_test_support.h"
+#include "vigilo/control/sqlite_control_store.h"
+
+namespace vigilo::control {
+namespace {
+
+using testing_support::kLease;
+using testing_support::kT0;
+using testing_support::RootValue;
+
+// Runs `sql` on its own connection; "" on success, else SQLite's message.
+std::string RawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
+  sqlite3_busy_timeout(db, 5000);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = rc == SQLITE_OK ? "" : (error != nullptr ? error : "error");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return message;
+}
+
+std::string RawQuery(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
+  sqlite3_stmt* stmt = nullptr;
+  std::string out = "no row";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+    const unsigned char* text = sqlite3_column_text(stmt, 0);
+    out = text != nullptr ? reinterpret_cast<const char*>(text) : "null";
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+class SqliteSchemaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::path(::testing::TempDir()) / "vigilo_sqlite_XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = (dir_ / "control.sqlite3").string();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  Result<std::unique_ptr<ControlStore>> Open(bool create = true) {
+    SqliteOptions options;
+    options.wall_clock = &clock_;
+    options.random = &random_;
+    options.create = create;
+    return OpenSqliteControlStore(path_, options);
+  }
+
+  std::filesystem::path dir_;
+  std::string path_;
+  store::ManualClock clock_{kT0};
+  store::SeededRandom random_{1};
+};
+
+TEST_F(SqliteSchemaTest, AFreshDatabaseIsVersionedWalAndTagged) {
+  ASSERT_TRUE(Open().ok());
+  EXPECT_EQ(RawQuery(path_, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(RawQuery(path_, "SELECT version FROM schema_version"), "1");
+  EXPECT_EQ(RawQuery(path_, "PRAGMA application_id"), std::to_string(kSqliteApplicationId));
+  EXPECT_EQ(RawQuery(path_, "SELECT last_epoch FROM fencing"), "0");
+}
+
+TEST_F(SqliteSchemaTest, ParentDirectoriesAreCreated) {
+  path_ = (dir_ / "a" / "b" / "control.sqlite3").string();
+  ASSERT_TRUE(Open().ok());
+  EXPECT_TRUE(std::filesystem::is_regular_file(path_));
+}
+
+TEST_F(SqliteSchemaTest, AMissingFileIsNotFoundWithoutCreate) {
+  Status status = Open(/*create=*/false).status();
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(status.message(), "no control database at " + path_);
+}
+
+TEST_F(SqliteSchemaTest, ReopeningKeepsTheLedger) {
+  Lease lease;
+  {
+    Result<std::unique_ptr<ControlStore>> control = Open();
+    ASSERT_TRUE(control.ok());
+    AttemptSpec spec{Namespace::kDatasets, "geo", "s", "w", "{}", std::nullopt, 1, kLease};
+    Result<Lease> begun = (*control)->BeginAttempt(spec);
+    ASSERT_TRUE(begun.ok());
+    lease = *begun;
+  }
+  Result<std::unique_ptr<ControlStore>> again = Open(/*create=*/false);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  Result<AttemptRecord> row = (*again)->GetAttempt(lease.attempt);
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->epoch, 1u);
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM schema_version"), "1");
+}
+
+TEST_F(SqliteSchemaTest, ANewerSchemaIsRefused) {
+  ASSERT_TRUE(Open().ok());
+  ASSERT_EQ(RawExec(path_, "UPDATE schema_version SET version = 2"), "");
+  Status status = Open().status();
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(status.message(), "the control database " + path_ +
+                                  " has schema version 2; this vigilo knows versions up to 1: use a newer vigilo");
+}
+
+TEST_F(SqliteSchemaTest, AnotherApplicationsDatabaseIsRefused) {
+  ASSERT_EQ(RawExec(path_, "PRAGMA application_id = 42; CREATE TABLE t (x)"), "");
+  Status status = Open().status();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(status.message(), path_ + " is not a vigilo control database (its SQLite application_id is 0x0000002a)");
+}
+
+TEST_F(SqliteSchemaTest, AnUntaggedDatabaseWithTablesIsRefused) {
+  ASSERT_EQ(RawExec(path_, "CREATE TABLE t (x)"), "");
+  Status status = Open().status();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(status.message(), path_ + " is not a vigilo control database (it has tables but no schema_version)");
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM sqlite_schema"), "1");  // untouched
+}
+
+TEST_F(SqliteSchemaTest, AFileThatIsNotADatabaseIsRefused) {
+  {
+    std::ofstream out(path_, std::ios::binary);
+    out << std::string(4096, 'x');
+  }
+  Status status = Open().status();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(status.message().substr(0, 30), "not a usable control database:");
+}
+
+TEST_F(SqliteSchemaTest, TriggersKeepPublishedObjectsOutOfCleanup) {
+  Result<std::unique_ptr<ControlStore>> opened = Open();
+  ASSERT_TRUE(opened.ok());
+  ControlStore& control = **opened;
+  AttemptSpec spec{Namespace::kDatasets, "geo", "s", "w", "{}", std::nullopt, 1, kLease};
+  Result<Lease> published = control.BeginAttempt(spec);
+  ASSERT_TRUE(published.ok());
+  ASSERT_TRUE(control.RecordKey(*published, published->key_prefix + "m").ok());
+  ASSERT_TRUE(control.PublishRoot(*published, RootValue("m")).ok());
+  const std::string id = "'" + published->attempt.attempt_id.ToString() + "'";
+
+  EXPECT_EQ(RawExec(path_, "DELETE FROM attempt_keys WHERE attempt_id = " + id),
+            "only the keys of an abandoned attempt are cleanup work");
+  EXPECT_EQ(RawExec(path_, "UPDATE attempts SET state = 'abandoned' WHERE attempt_id = " + id),
+            "a published or abandoned attempt keeps its state");
+  EXPECT_EQ(RawExec(path_, "UPDATE attempts SET state = 'active' WHERE attempt_id = " + id),
+            "a published or abandoned attempt keeps its state");
+  EXPECT_EQ(RawExec(path_, "INSERT INTO attempt_keys VALUES (" + id + ", 1, 'datasets/geo/x', 0, 0, NULL)"),
+            "keys are recorded only by an active attempt");
+  EXPECT_EQ(RawExec(path_, "UPDATE attempts SET key_prefix = 'datasets/' WHERE attempt_id = " + id),
+            "an attempt's identity, store and prefix never change");
+  EXPECT_EQ(RawExec(path_, "DELETE FROM attempts"), "attempts are never deleted");
+  EXPECT_EQ(RawExec(path_, "DELETE FROM root_history"), "the root history is append-only");
+  EXPECT_EQ(RawExec(path_, "UPDATE root_history SET value = '{}'"), "the root history is append-only");
+  EXPECT_EQ(RawExec(path_, "DELETE FROM roots"), "a published name is never removed");
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM attempt_keys"), "1");
+
+  // An abandoned attempt's keys may leave, and only through cleanup.
+  Result<Lease> abandoned = control.BeginAttempt(spec);
+  ASSERT_TRUE(abandoned.ok());
+  ASSERT_TRUE(control.RecordKey(*abandoned, abandoned->key_prefix + "b").ok());
+  ASSERT_TRUE(control.Abandon(*abandoned).ok());
+  EXPECT_EQ(RawExec(path_, "DELETE FROM attempt_keys WHERE attempt_id = '" +
+                               abandoned->attempt.attempt_id.ToString() + "'"),
+            "");
+}
+
+}  // namespace
+}  // namespace vigilo::control

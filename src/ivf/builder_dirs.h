@@ -1,0 +1,74 @@
+// Local directories a build creates (private to src/ivf): the scratch
+// directory and, for a local publication, the output directory and the
+// object directories the local store makes. A failed build removes the ones
+// it created that are left empty, so a retry starts from what was there
+// before; a directory that existed before the build is never removed.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "vigilo/common/result.h"
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::ivf {
+
+class CreatedDirectories {
+ public:
+  // Records `dir` and each of its ancestors that does not exist yet (called
+  // before something creates them).
+  void Note(const std::filesystem::path& dir);
+  // create_directories(dir), recording the directories it creates.
+  Status Create(const std::filesystem::path& dir);
+  // Removes every recorded directory that exists and is empty, deepest first.
+  void RemoveEmpty();
+
+ private:
+  std::vector<std::filesystem::path> created_;
+};
+
+// A private, freshly created scratch directory `.vigilo-build-<pid>-<n>`
+// below `base` (spill files are appended to, so a leftover directory must
+// never be reused); removed with everything in it on destruction.
+class ScratchDir {
+ public:
+  static Result<std::unique_ptr<ScratchDir>> Create(const std::filesystem::path& base);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  explicit ScratchDir(std::filesystem::path path) : path_(std::move(path)) {}
+  std::filesystem::path path_;
+};
+
+// Forwards every call to a local store rooted at `root`, first noting in
+// `dirs` the directories a create is about to make for its key.
+class DirectoryNotingStore final : public store::ObjectStore {
+ public:
+  DirectoryNotingStore(store::ObjectStore& inner, std::filesystem::path root, CreatedDirectories& dirs)
+      : inner_(inner), root_(std::move(root)), dirs_(dirs) {}
+  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
+    return inner_.Get(key, options);
+  }
+  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    dirs_.Note((root_ / key).parent_path());
+    return inner_.CreateIfAbsent(key, bytes);
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+    dirs_.Note((root_ / key).parent_path());
+    return inner_.BeginCreate(key);
+  }
+  Status Delete(std::string_view key) override { return inner_.Delete(key); }
+
+ private:
+  store::ObjectStore& inner_;
+  std::filesystem::path root_;
+  CreatedDirectories& dirs_;
+};
+
+}  // namespace vigilo::ivf

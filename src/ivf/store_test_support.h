@@ -1,0 +1,101 @@
+// Test support for the ivf tests over the ObjectStore seam (tests only). The
+// one store fake is store::MemoryStore; RecordingStore wraps any store to
+// count what a reader asks of it; StoredParquet decodes a stored object.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/footer.h"
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::ivf {
+
+// Forwards every call to `inner`, recording each Get (its key and the
+// length answered) and counting HEADs (publication readers must never HEAD).
+class RecordingStore final : public store::ObjectStore {
+ public:
+  explicit RecordingStore(store::ObjectStore& inner) : inner_(inner) {}
+
+  struct Read {
+    std::string key;
+    uint64_t length = 0;
+  };
+
+  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options = {}) override {
+    auto bytes = inner_.Get(key, options);
+    if (bytes.ok()) reads.push_back(Read{std::string(key), bytes->size()});
+    ++gets;
+    return bytes;
+  }
+  Result<store::ObjectInfo> Head(std::string_view key) override {
+    ++heads;
+    return inner_.Head(key);
+  }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    return inner_.CreateIfAbsent(key, bytes);
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+    return inner_.BeginCreate(key);
+  }
+  Status Delete(std::string_view key) override { return inner_.Delete(key); }
+
+  // Gets of `key` so far.
+  int GetsOf(std::string_view key) const {
+    return static_cast<int>(std::count_if(reads.begin(), reads.end(), [&](const Read& r) { return r.key == key; }));
+  }
+  // The longest answer to a Get of any key but `except`.
+  uint64_t LargestReadExcept(std::string_view except) const {
+    uint64_t largest = 0;
+    for (const Read& r : reads) {
+      if (r.key != except) largest = std::max(largest, r.length);
+    }
+    return largest;
+  }
+  uint64_t BytesRead() const {
+    uint64_t total = 0;
+    for (const Read& r : reads) total += r.length;
+    return total;
+  }
+
+  int gets = 0;   // answered or not
+  int heads = 0;
+  std::vector<Read> reads;  // answered Gets, in order
+
+ private:
+  store::ObjectStore& inner_;
+};
+
+// A Parquet object of a store read with vigilo's reader: the in-store
+// counterpart of parquet::LocalParquetFile for tests that decode what was written.
+class StoredParquet {
+ public:
+  static Result<StoredParquet> Open(store::ObjectStore& store, const std::string& key) {
+    VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, store.Get(key));
+    VIGILO_ASSIGN_OR_RETURN(parquet::FooterParse parsed, parquet::ParseFooter(bytes.span(), bytes.size()));
+    auto* footer = std::get_if<parquet::Footer>(&parsed);
+    if (footer == nullptr) return Internal("the whole object did not hold its footer").WithPath(key);
+    return StoredParquet(std::move(bytes), std::move(*footer));
+  }
+  const parquet::Footer& footer() const { return footer_; }
+  uint64_t size() const { return bytes_.size(); }
+  Result<parquet::DecodedColumn> ReadColumnChunk(size_t row_group, size_t leaf) const {
+    VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer_, row_group));
+    if (leaf >= plan.size()) return NotFound("no leaf " + std::to_string(leaf));
+    const ByteRange& r = plan[leaf].range;
+    std::span<const uint8_t> chunk =
+        bytes_.span().subspan(static_cast<size_t>(r.offset), static_cast<size_t>(r.length));
+    return parquet::DecodeColumnChunk(footer_, row_group, leaf, chunk);
+  }
+
+ private:
+  StoredParquet(store::Bytes bytes, parquet::Footer footer) : bytes_(std::move(bytes)), footer_(std::move(footer)) {}
+  store::Bytes bytes_;
+  parquet::Footer footer_;
+};
+
+}  // namespace vigilo::ivf

@@ -1,0 +1,491 @@
+#include "vigilo/store/governor.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "vigilo/common/checked.h"
+
+namespace vigilo::store {
+namespace {
+
+namespace gb = governor_bounds;
+using std::chrono::milliseconds;
+
+// A permit wait re-checks cancellation and the (injected) clock this often
+// in real time: a CancelToken cannot wake a foreign condition variable, and a
+// ManualClock's Advance() notifies nobody. Bounds cancel latency, not fairness.
+constexpr Micros kPermitPollMicros = 5'000;
+
+Micros ToMicros(milliseconds d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
+
+std::string Ms(milliseconds d) { return std::to_string(d.count()) + " ms"; }
+std::string MicrosAsMs(Micros us) {
+  return us % 1000 == 0 ? std::to_string(us / 1000) + " ms" : std::to_string(us) + " microseconds";
+}
+
+// "67108864 bytes (64 MiB)", as cases::BudgetConfig prints bytes.
+std::string ByteCount(uint64_t n) {
+  std::string text = std::to_string(n) + " bytes";
+  if (n >= (uint64_t{1} << 20) && n % (uint64_t{1} << 20) == 0) return text + " (" + std::to_string(n >> 20) + " MiB)";
+  if (n >= (uint64_t{1} << 10) && n % (uint64_t{1} << 10) == 0) return text + " (" + std::to_string(n >> 10) + " KiB)";
+  return text;
+}
+
+Status InvalidSetting(std::string_view field, const std::string& message) {
+  return InvalidArgument(std::string(field) + " " + message).WithPath(std::string(field));
+}
+
+Status CheckCount(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
+  if (value >= lo && value <= hi) return Status::Ok();
+  return InvalidSetting(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+                                   std::to_string(value));
+}
+
+Status CheckBytes(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
+  if (value >= lo && value <= hi) return Status::Ok();
+  return InvalidSetting(field, "must be between " + ByteCount(lo) + " and " + ByteCount(hi) + ", got " + ByteCount(value));
+}
+
+Status CheckDuration(std::string_view field, milliseconds value, milliseconds lo, milliseconds hi) {
+  if (value >= lo && value <= hi) return Status::Ok();
+  return InvalidSetting(field, "must be between " + Ms(lo) + " and " + Ms(hi) + ", got " + Ms(value));
+}
+
+Status CheckAtMostDeadline(std::string_view field, milliseconds value, milliseconds deadline) {
+  if (value <= deadline) return Status::Ok();
+  return InvalidSetting(field,
+                        "must be at most object_operation_deadline_ms (" + Ms(deadline) + "), got " + Ms(value));
+}
+
+// The same code, path and offset with another message.
+Status Reworded(const Status& status, std::string message) {
+  Status out(status.code(), std::move(message));
+  if (!status.path().empty()) out = std::move(out).WithPath(std::string(status.path()));
+  if (status.offset()) out = std::move(out).WithOffset(*status.offset());
+  return out;
+}
+
+std::string LastError(const Status& last) {
+  return last.ok() ? std::string() : "; last error: " + last.ToString();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- limits
+
+Status GovernorLimits::Validate() const {
+  VIGILO_RETURN_IF_ERROR(CheckCount("concurrent_remote_requests", concurrent_remote_requests,
+                                    gb::kMinConcurrentRequests, gb::kMaxConcurrentRequests));
+  VIGILO_RETURN_IF_ERROR(
+      CheckCount("remote_request_attempts", remote_request_attempts, gb::kMinAttempts, gb::kMaxAttempts));
+  VIGILO_RETURN_IF_ERROR(
+      CheckDuration("retry_backoff_base_ms", retry_backoff_base_ms, gb::kMinBackoff, gb::kMaxBackoff));
+  VIGILO_RETURN_IF_ERROR(
+      CheckDuration("retry_backoff_cap_ms", retry_backoff_cap_ms, gb::kMinBackoff, gb::kMaxBackoff));
+  VIGILO_RETURN_IF_ERROR(
+      CheckDuration("connection_timeout_ms", connection_timeout_ms, gb::kMinTimeout, gb::kMaxTimeout));
+  VIGILO_RETURN_IF_ERROR(
+      CheckDuration("no_progress_timeout_ms", no_progress_timeout_ms, gb::kMinTimeout, gb::kMaxTimeout));
+  VIGILO_RETURN_IF_ERROR(CheckDuration("object_operation_deadline_ms", object_operation_deadline_ms,
+                                       gb::kMinDeadline, gb::kMaxDeadline));
+  VIGILO_RETURN_IF_ERROR(
+      CheckDuration("cleanup_deadline_ms", cleanup_deadline_ms, gb::kMinDeadline, gb::kMaxDeadline));
+  VIGILO_RETURN_IF_ERROR(CheckBytes("stream_buffer_bytes", stream_buffer_bytes, gb::kMinStreamBufferBytes,
+                                    gb::kMaxStreamBufferBytes));
+
+  // Every permitted request may hold one stream buffer.
+  Result<uint64_t> buffering = CheckedMul(concurrent_remote_requests, stream_buffer_bytes);
+  if (!buffering.ok() || *buffering > gb::kMaxStreamBufferingBytes) {
+    return InvalidSetting("stream_buffer_bytes",
+                          "× concurrent_remote_requests (" + std::to_string(concurrent_remote_requests) +
+                              ") must be at most " + ByteCount(gb::kMaxStreamBufferingBytes) +
+                              " of stream buffering, got " +
+                              (buffering.ok() ? ByteCount(*buffering) : std::string("more than 2^64 bytes")));
+  }
+  // The seed includes connection, stall and backoff waits in the deadline.
+  VIGILO_RETURN_IF_ERROR(
+      CheckAtMostDeadline("connection_timeout_ms", connection_timeout_ms, object_operation_deadline_ms));
+  VIGILO_RETURN_IF_ERROR(
+      CheckAtMostDeadline("no_progress_timeout_ms", no_progress_timeout_ms, object_operation_deadline_ms));
+  if (retry_backoff_cap_ms < retry_backoff_base_ms) {
+    return InvalidSetting("retry_backoff_cap_ms", "must be at least retry_backoff_base_ms (" +
+                                                      Ms(retry_backoff_base_ms) + "), got " +
+                                                      Ms(retry_backoff_cap_ms));
+  }
+  return CheckAtMostDeadline("retry_backoff_cap_ms", retry_backoff_cap_ms, object_operation_deadline_ms);
+}
+
+Micros GovernorLimits::BackoffCeiling(uint32_t retry_index) const {
+  const Micros cap = ToMicros(retry_backoff_cap_ms);
+  if (retry_index >= 62) return cap;  // 2^62 µs is far past any cap
+  Micros ceiling = 0;
+  if (__builtin_mul_overflow(ToMicros(retry_backoff_base_ms), Micros{1} << retry_index, &ceiling)) return cap;
+  return std::min(cap, ceiling);
+}
+
+bool IsTransient(const Status& status) {
+  return status.code() == StatusCode::kUnavailable || status.code() == StatusCode::kDeadlineExceeded;
+}
+
+// ---------------------------------------------------------------- progress
+
+ProgressTimer::ProgressTimer(Clock& clock, Micros no_progress_timeout, Micros deadline)
+    : clock_(clock), no_progress_timeout_(no_progress_timeout), deadline_(deadline), last_progress_(clock.Now()) {}
+
+void ProgressTimer::OnBytes(uint64_t n) {
+  if (n > 0) last_progress_ = clock_.Now();
+}
+
+Status ProgressTimer::Check() const {
+  const Micros now = clock_.Now();
+  if (now >= deadline_) return DeadlineExceeded("operation deadline passed during the transfer");
+  if (now - last_progress_ >= no_progress_timeout_) {
+    return DeadlineExceeded("no bytes transferred for " + MicrosAsMs(now - last_progress_));
+  }
+  return Status::Ok();
+}
+
+Micros ProgressTimer::Remaining() const {
+  const Micros now = clock_.Now();
+  return std::max<Micros>(0, std::min(deadline_ - now, last_progress_ + no_progress_timeout_ - now));
+}
+
+// ---------------------------------------------------------------- governor
+
+RequestGovernor::RequestGovernor(const GovernorLimits& limits, Clock& clock, RandomSource& random)
+    : limits_(limits), clock_(clock), random_(random), available_(limits.concurrent_remote_requests) {}
+
+RequestGovernor::~RequestGovernor() = default;
+
+Result<std::unique_ptr<RequestGovernor>> RequestGovernor::Create(const GovernorLimits& limits, Clock& clock,
+                                                                 RandomSource& random) {
+  VIGILO_RETURN_IF_ERROR(limits.Validate());
+  return std::unique_ptr<RequestGovernor>(new RequestGovernor(limits, clock, random));
+}
+
+uint64_t RequestGovernor::permits_available() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return available_;
+}
+
+uint64_t RequestGovernor::waiting_for_permit() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
+}
+
+Status RequestGovernor::Acquire(std::string_view what, Micros deadline, const CancelToken* cancel) {
+  std::unique_lock<std::mutex> lock(mu_);
+  bool counted = false;
+  Status status;
+  for (;;) {
+    if (cancel != nullptr && cancel->cancelled()) {
+      status = Cancelled(std::string(what) + ": cancelled while waiting for a request permit");
+      break;
+    }
+    const Micros now = clock_.Now();
+    if (now >= deadline) {
+      status = DeadlineExceeded(std::string(what) + ": deadline passed while waiting for one of " +
+                                std::to_string(limits_.concurrent_remote_requests) + " request permits");
+      break;
+    }
+    if (available_ > 0) {
+      --available_;
+      break;
+    }
+    if (!counted) {
+      ++waiting_;
+      counted = true;
+    }
+    permit_freed_.wait_for(lock, std::chrono::microseconds(std::min(kPermitPollMicros, deadline - now)));
+  }
+  if (counted) --waiting_;
+  // A waiter giving up may have swallowed the notification for a free permit.
+  if (!status.ok() && available_ > 0) permit_freed_.notify_one();
+  return status;
+}
+
+void RequestGovernor::Release() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++available_;
+  }
+  permit_freed_.notify_one();
+}
+
+Result<RequestGovernor::Operation> RequestGovernor::BeginUntil(std::string_view what, Micros deadline,
+                                                               const CancelToken* cancel) {
+  VIGILO_RETURN_IF_ERROR(Acquire(what, deadline, cancel));
+  return Operation(*this, std::string(what), deadline, cancel);
+}
+
+Result<RequestGovernor::Operation> RequestGovernor::Begin(std::string_view what, const CancelToken* cancel) {
+  return BeginUntil(what, clock_.Now() + ToMicros(limits_.object_operation_deadline_ms), cancel);
+}
+
+Status RequestGovernor::Run(std::string_view what, const AttemptFn& attempt, const CancelToken* cancel) {
+  Result<Operation> operation = Begin(what, cancel);
+  if (!operation.ok()) return operation.status();
+  return operation->Run(attempt);
+}
+
+CleanupOutcome RequestGovernor::RunCleanup(std::string_view what, size_t count,
+                                           const std::function<Status(size_t step, const AttemptContext&)>& step,
+                                           const CancelToken* cancel) {
+  const Micros deadline = clock_.Now() + ToMicros(limits_.cleanup_deadline_ms);
+  CleanupOutcome outcome;
+  Status stopped;        // the budget ran out or the caller cancelled
+  Status first_failure;  // a step that failed on its own
+  for (size_t i = 0; i < count; ++i) {
+    if (!stopped.ok()) {
+      outcome.unfinished.push_back(i);
+      continue;
+    }
+    Result<Operation> operation =
+        BeginUntil(std::string(what) + " (cleanup step " + std::to_string(i) + ")", deadline, cancel);
+    Status status = operation.ok() ? operation->Run([&](const AttemptContext& context) { return step(i, context); })
+                                   : operation.status();
+    if (status.ok()) continue;
+    outcome.unfinished.push_back(i);
+    const bool budget_gone = status.code() == StatusCode::kDeadlineExceeded && clock_.Now() >= deadline;
+    const bool cancelled = status.code() == StatusCode::kCancelled && cancel != nullptr && cancel->cancelled();
+    if (budget_gone || cancelled) {
+      stopped = status;
+    } else if (first_failure.ok()) {
+      first_failure = Reworded(status, "step " + std::to_string(i) + ": " + status.ToString());
+    }
+  }
+  if (outcome.unfinished.empty()) return outcome;
+
+  const std::string unfinished = std::string(what) + ": " + std::to_string(outcome.unfinished.size()) + " of " +
+                                 std::to_string(count) + " cleanup steps unfinished";
+  const std::string kept = "; they stay recorded for a later cleanup";
+  if (stopped.code() == StatusCode::kDeadlineExceeded) {
+    outcome.status =
+        DeadlineExceeded(unfinished + ": the cleanup budget of " + Ms(limits_.cleanup_deadline_ms) + " ran out" + kept);
+  } else if (stopped.code() == StatusCode::kCancelled) {
+    outcome.status = Cancelled(unfinished + ": cancelled" + kept);
+  } else {
+    outcome.status = Reworded(first_failure, unfinished + ", first " + std::string(first_failure.message()) + kept);
+  }
+  return outcome;
+}
+
+// ---------------------------------------------------------------- operation
+
+RequestGovernor::Operation::Operation(RequestGovernor& governor, std::string what, Micros deadline,
+                                      const CancelToken* cancel)
+    : governor_(&governor), what_(std::move(what)), deadline_(deadline), cancel_(cancel) {}
+
+RequestGovernor::Operation::Operation(Operation&& other) noexcept
+    : governor_(std::exchange(other.governor_, nullptr)),
+      what_(std::move(other.what_)),
+      deadline_(other.deadline_),
+      cancel_(other.cancel_),
+      attempts_used_(other.attempts_used_),
+      backoffs_(other.backoffs_),
+      backoff_due_(other.backoff_due_),
+      last_error_(std::move(other.last_error_)) {}
+
+RequestGovernor::Operation& RequestGovernor::Operation::operator=(Operation&& other) noexcept {
+  if (this == &other) return *this;
+  if (governor_ != nullptr) governor_->Release();
+  governor_ = std::exchange(other.governor_, nullptr);
+  what_ = std::move(other.what_);
+  deadline_ = other.deadline_;
+  cancel_ = other.cancel_;
+  attempts_used_ = other.attempts_used_;
+  backoffs_ = other.backoffs_;
+  backoff_due_ = other.backoff_due_;
+  last_error_ = std::move(other.last_error_);
+  return *this;
+}
+
+RequestGovernor::Operation::~Operation() {
+  if (governor_ != nullptr) governor_->Release();
+}
+
+Status RequestGovernor::Operation::PrepareAttempt(AttemptContext& context) {
+  const GovernorLimits& limits = governor_->limits_;
+  Clock& clock = governor_->clock_;
+  const auto max_attempts = static_cast<uint32_t>(limits.remote_request_attempts);
+  if (attempts_used_ >= max_attempts) {
+    return LimitExceeded(what_ + ": all " + std::to_string(max_attempts) +
+                         " attempts of remote_request_attempts are used" + LastError(last_error_));
+  }
+  if (cancel_ != nullptr && cancel_->cancelled()) return Cancelled(what_ + ": cancelled" + LastError(last_error_));
+  Micros now = clock.Now();
+  if (backoff_due_) {
+    // Full jitter: uniform over [0, ceiling], never a sleep that leaves no
+    // time for the attempt it waits for.
+    const Micros ceiling = limits.BackoffCeiling(backoffs_);
+    const auto wait = static_cast<Micros>(governor_->random_.UniformUpTo(static_cast<uint64_t>(ceiling)));
+    if (wait >= deadline_ - now) {
+      return DeadlineExceeded(what_ + ": the deadline would pass during the retry backoff before attempt " +
+                              std::to_string(attempts_used_ + 1) + LastError(last_error_));
+    }
+    if (!clock.SleepFor(wait, cancel_).ok()) {
+      return Cancelled(what_ + ": cancelled during the retry backoff" + LastError(last_error_));
+    }
+    ++backoffs_;
+    backoff_due_ = false;
+    now = clock.Now();
+  }
+  if (now >= deadline_) {
+    return DeadlineExceeded(what_ + ": the deadline passed before attempt " + std::to_string(attempts_used_ + 1) +
+                            LastError(last_error_));
+  }
+  context.attempt = attempts_used_;
+  context.max_attempts = max_attempts;
+  context.deadline = deadline_;
+  context.remaining = deadline_ - now;
+  context.connect_timeout = std::min(ToMicros(limits.connection_timeout_ms), context.remaining);
+  context.no_progress_timeout = ToMicros(limits.no_progress_timeout_ms);
+  context.clock = &clock;
+  context.cancel = cancel_;
+  return Status::Ok();
+}
+
+Status RequestGovernor::Operation::RunAttempts(const AttemptFn& attempt, bool retry) {
+  if (governor_ == nullptr) return Internal("a moved-from request operation was used");
+  for (;;) {
+    AttemptContext context;
+    VIGILO_RETURN_IF_ERROR(PrepareAttempt(context));
+    ++attempts_used_;
+    Status status = attempt(context);
+    if (status.ok() || !IsTransient(status)) {
+      backoff_due_ = false;
+      return status;
+    }
+    last_error_ = status;
+    backoff_due_ = true;
+    if (governor_->clock_.Now() >= deadline_) {
+      return DeadlineExceeded(what_ + ": the deadline passed during attempt " + std::to_string(attempts_used_) +
+                              LastError(last_error_));
+    }
+    if (attempts_used_ >= governor_->limits_.remote_request_attempts) {
+      return Reworded(status, std::string(status.message()) + " (after " + std::to_string(attempts_used_) +
+                                  " attempts)");
+    }
+    if (!retry) return status;
+  }
+}
+
+Status RequestGovernor::Operation::Run(const AttemptFn& attempt) { return RunAttempts(attempt, /*retry=*/true); }
+
+Status RequestGovernor::Operation::RunOnce(const AttemptFn& attempt) {
+  return RunAttempts(attempt, /*retry=*/false);
+}
+
+// ---------------------------------------------------------------- process
+
+namespace {
+
+struct ProcessGovernor {
+  std::mutex mu;
+  GovernorLimits limits;
+  std::unique_ptr<RequestGovernor> governor;
+};
+
+// Never destroyed: a detached thread may still hold a permit at exit.
+ProcessGovernor& Process() {
+  static auto* process = new ProcessGovernor();
+  return *process;
+}
+
+}  // namespace
+
+RequestGovernor& DefaultGovernor() {
+  ProcessGovernor& process = Process();
+  std::lock_guard<std::mutex> lock(process.mu);
+  if (process.governor == nullptr) {
+    Result<std::unique_ptr<RequestGovernor>> made =
+        RequestGovernor::Create(process.limits, DefaultClock(), DefaultRandom());
+    // The limits were validated when configured; the defaults always are.
+    if (!made.ok()) made = RequestGovernor::Create(GovernorLimits{}, DefaultClock(), DefaultRandom());
+    process.governor = std::move(made).value();
+  }
+  return *process.governor;
+}
+
+Status ConfigureDefaultGovernor(const GovernorLimits& limits) {
+  VIGILO_RETURN_IF_ERROR(limits.Validate());
+  ProcessGovernor& process = Process();
+  std::lock_guard<std::mutex> lock(process.mu);
+  if (process.governor != nullptr) {
+    return InvalidArgument("the process request governor is already in use; its limits are set before the first "
+                           "remote request");
+  }
+  process.limits = limits;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- store
+
+namespace {
+
+class GovernedWriter final : public ObjectWriter {
+ public:
+  GovernedWriter(std::unique_ptr<ObjectWriter> inner, RequestGovernor& governor, std::string key,
+                 const CancelToken* cancel)
+      : inner_(std::move(inner)), governor_(governor), key_(std::move(key)), cancel_(cancel) {}
+
+  Status Append(std::span<const uint8_t> bytes) override { return inner_->Append(bytes); }
+  uint64_t size() const override { return inner_->size(); }
+
+  Result<CreateResult> Commit() override {
+    Result<RequestGovernor::Operation> operation = governor_.Begin("commit " + key_, cancel_);
+    if (!operation.ok()) return operation.status();
+    std::optional<Result<CreateResult>> committed;
+    Status status = operation->RunOnce([&](const AttemptContext&) {
+      committed.emplace(inner_->Commit());
+      return committed->ok() ? Status::Ok() : committed->status();
+    });
+    if (!status.ok()) return status;
+    return std::move(*committed);
+  }
+
+ private:
+  std::unique_ptr<ObjectWriter> inner_;
+  RequestGovernor& governor_;
+  std::string key_;
+  const CancelToken* cancel_;
+};
+
+}  // namespace
+
+GovernedStore::GovernedStore(std::unique_ptr<ObjectStore> inner, RequestGovernor& governor,
+                             const CancelToken* cancel)
+    : inner_(std::move(inner)), governor_(governor), cancel_(cancel) {}
+
+Result<Bytes> GovernedStore::Get(std::string_view key, const GetOptions& options) {
+  return governor_.RunResult(
+      "get " + std::string(key), [&](const AttemptContext&) { return inner_->Get(key, options); }, cancel_);
+}
+
+Result<ObjectInfo> GovernedStore::Head(std::string_view key) {
+  return governor_.RunResult(
+      "head " + std::string(key), [&](const AttemptContext&) { return inner_->Head(key); }, cancel_);
+}
+
+Result<CreateResult> GovernedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) {
+  return governor_.RunResult(
+      "create " + std::string(key), [&](const AttemptContext&) { return inner_->CreateIfAbsent(key, bytes); },
+      cancel_);
+}
+
+Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_view key) {
+  Result<std::unique_ptr<ObjectWriter>> writer = governor_.RunResult(
+      "begin create " + std::string(key), [&](const AttemptContext&) { return inner_->BeginCreate(key); }, cancel_);
+  if (!writer.ok()) return writer;
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<GovernedWriter>(std::move(writer).value(), governor_, std::string(key), cancel_));
+}
+
+Status GovernedStore::Delete(std::string_view key) {
+  return governor_.Run(
+      "delete " + std::string(key), [&](const AttemptContext&) { return inner_->Delete(key); }, cancel_);
+}
+
+}  // namespace vigilo::store

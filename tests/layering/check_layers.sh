@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The layering rule of docs/architecture.md, checked on every source file:
+# a layer includes only its own headers and those of layers below it, and no
+# code outside src/store (and common/file.cc, the one local open) opens,
+# maps or streams a file by itself. Usage: check_layers.sh SOURCE_DIR
+set -euo pipefail
+root=${1:?usage: check_layers.sh SOURCE_DIR}
+cd "$root"
+
+declare -A rank=([common]=0 [json]=1 [hash]=1 [parquet]=2 [store]=3 [control]=4
+                 [ivf]=5 [cases]=5 [service]=6 [cli]=7 [web]=7)
+failures=0
+
+for dir in src/* include/vigilo/*; do
+  [ -d "$dir" ] || continue
+  layer=${dir##*/}
+  [ -n "${rank[$layer]:-}" ] || { echo "unknown layer folder: $dir"; failures=$((failures + 1)); continue; }
+  while IFS=: read -r file _ line; do
+    dep=$(sed -E 's|.*#include "vigilo/([a-z_]+)/.*|\1|' <<<"$line")
+    [ "$dep" = "$layer" ] && continue
+    if [ -z "${rank[$dep]:-}" ] || [ "${rank[$dep]}" -ge "${rank[$layer]}" ]; then
+      echo "$file: layer '$layer' must not include layer '$dep': $line"
+      failures=$((failures + 1))
+    fi
+  done < <(grep -rn --include='*.h' --include='*.cc' '#include "vigilo/' "$dir" || true)
+done
+
+# Object bytes are read and written only through the ObjectStore seam. The
+# allowed opens: the seam's backends, the one OpenRegularFile helper (input
+# files; mapping a descriptor it opened is fine), the builder's scratch spill
+# files and the external sort's scratch runs (neither is an object),
+# parquet::FileSink (a Parquet file at a path the user chose, not an object),
+# and test code writing its fixtures.
+allowed='^(src/store/|src/common/file\.cc|src/ivf/builder_spill\.cc|src/common/external_sort\.cc|src/parquet/byte_sink\.cc)'
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  [[ $file =~ $allowed ]] && continue
+  [[ $file =~ _test\.cc$|_test_support\.h$|test_[a-z_]*\.(cc|h)$ ]] && continue
+  echo "$hit: opens a file outside the store seam (use an ObjectStore, or OpenRegularFile for input files)"
+  failures=$((failures + 1))
+done < <(grep -rnE '::open\(|[^a-z_.]fopen\(|std::(i|o)?fstream' src include --include='*.cc' --include='*.h' || true)
+
+if [ "$failures" -gt 0 ]; then
+  echo "layering: $failures violation(s)"
+  exit 1
+fi
+echo "layering: ok"
