@@ -1,0 +1,36 @@
+// StoreConfig::Parse on arbitrary bytes (docs/format/stores.md): an operator's
+// file, but read by every command that takes --store. Invariants: no crash
+// or sanitizer report; an error never echoes a "url" value (secrets stay in
+// the file); every accepted alias is found again by its own name.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "vigilo/store/config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  auto config = vigilo::store::StoreConfig::Parse(bytes, "fuzz.json");
+  if (!config.ok()) {
+    // The value of every "url" member (as raw bytes between its quotes) must
+    // not appear in the error when it looks like a URL.
+    const std::string error = config.status().ToString();
+    for (size_t at = bytes.find("\"url\""); at != std::string_view::npos; at = bytes.find("\"url\"", at + 5)) {
+      size_t pos = at + 5;
+      while (pos < bytes.size() && (bytes[pos] == ' ' || bytes[pos] == ':' || bytes[pos] == '\n')) ++pos;
+      if (pos >= bytes.size() || bytes[pos] != '"') continue;
+      size_t close = bytes.find('"', pos + 1);
+      if (close == std::string_view::npos) continue;
+      std::string_view value = bytes.substr(pos + 1, close - pos - 1);
+      if (value.size() < 12 || value.find("://") == std::string_view::npos) continue;
+      // The same text elsewhere (an alias, a field name) may be quoted legitimately.
+      if (bytes.find(value) != pos + 1 || bytes.find(value, pos + 2) != std::string_view::npos) continue;
+      if (error.find(value) != std::string::npos) std::abort();
+    }
+    return 0;
+  }
+  (void)config->Find("local");
+  (void)config->Find("");
+  return 0;
+}
