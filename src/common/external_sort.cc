@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include "vigilo/common/file.h"
+
 namespace vigilo {
 namespace {
 
@@ -26,7 +28,7 @@ struct Run {
 };
 
 Status ErrnoError(const std::string& what, const std::filesystem::path& path) {
-  return IoError(what + " " + path.string() + ": " + std::strerror(errno));
+  return ErrnoStatus(errno, what, path.string());
 }
 
 class File {

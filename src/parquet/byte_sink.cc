@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "vigilo/common/file.h"
 #include "vigilo/parquet/writer.h"
 
 namespace vigilo::parquet {
@@ -16,9 +17,7 @@ Status MemorySink::Append(std::span<const uint8_t> bytes) {
 Result<std::unique_ptr<FileSink>> FileSink::Create(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    int err = errno;
-    Status st = err == ENOENT ? NotFound(std::strerror(err)) : IoError(std::strerror(err));
-    return std::move(st).WithPath(path);
+    return ErrnoStatus(errno, "cannot create", path);
   }
   return std::unique_ptr<FileSink>(new FileSink(fd, path));
 }
@@ -33,7 +32,7 @@ Status FileSink::Append(std::span<const uint8_t> bytes) {
     ssize_t n = ::write(fd_, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return IoError(std::strerror(errno)).WithPath(path_);
+      return ErrnoStatus(errno, "cannot write", path_);
     }
     bytes = bytes.subspan(static_cast<size_t>(n));
   }
@@ -44,7 +43,7 @@ Status FileSink::Close() {
   if (fd_ < 0) return Status::Ok();
   int rc = ::close(fd_);
   fd_ = -1;
-  if (rc != 0) return IoError(std::strerror(errno)).WithPath(path_);
+  if (rc != 0) return ErrnoStatus(errno, "cannot close", path_);
   return Status::Ok();
 }
 
