@@ -5,6 +5,7 @@
 
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/store/config.h"
 
 namespace vigilo::control {
 namespace {
@@ -16,35 +17,6 @@ std::optional<std::string> Env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
   return std::string(value);
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The directory a file:// URL names (RFC 8089: empty host or localhost,
-// percent-decoded), as store::ResolveStore reads it.
-Result<std::string> FileUrlPath(std::string_view url) {
-  std::string_view rest = url.substr(std::string_view("file://").size());
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return InvalidArgument("a file:// URL needs an absolute path (file:///dir)");
-  std::string_view encoded = rest.substr(slash);
-  std::string path;
-  for (size_t i = 0; i < encoded.size(); ++i) {
-    if (encoded[i] != '%') {
-      path.push_back(encoded[i]);
-      continue;
-    }
-    int hi = i + 2 < encoded.size() ? HexDigit(encoded[i + 1]) : -1;
-    int lo = i + 2 < encoded.size() ? HexDigit(encoded[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return InvalidArgument("a file:// URL has a '%' not followed by two hex digits");
-    path.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return path;
 }
 
 }  // namespace
@@ -76,7 +48,7 @@ Result<std::string> LedgerStoreId(std::string_view spec, const store::ResolvedSt
   if (resolved.alias != store::kDefaultLocalAlias) return resolved.alias;
   std::string path;
   if (spec.starts_with("file://")) {
-    VIGILO_ASSIGN_OR_RETURN(path, FileUrlPath(spec));
+    VIGILO_ASSIGN_OR_RETURN(path, store::DecodeFileUrl(spec));
   } else {
     path = std::string(spec);
   }

@@ -68,36 +68,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-// The absolute directory a file:// URL names (RFC 8089: an empty host or
-// "localhost", percent-decoded). The message never quotes the URL.
-Result<std::string> DecodeFileUrl(std::string_view url) {
-  constexpr std::string_view kPrefix = "file://";
-  std::string_view rest = url.substr(kPrefix.size());
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return InvalidArgument("a file:// URL needs an absolute path (file:///dir)");
-  std::string_view host = rest.substr(0, slash);
-  if (!host.empty() && host != "localhost") {
-    return InvalidArgument("a file:// URL may name no host but localhost (file:///dir)");
-  }
-  std::string_view encoded = rest.substr(slash);
-  if (encoded.find_first_of("?#") != std::string_view::npos) {
-    return InvalidArgument("a file:// URL may have no query or fragment");
-  }
-  std::string path;
-  for (size_t i = 0; i < encoded.size(); ++i) {
-    if (encoded[i] != '%') {
-      path.push_back(encoded[i]);
-      continue;
-    }
-    int hi = i + 2 < encoded.size() ? HexDigit(encoded[i + 1]) : -1;
-    int lo = i + 2 < encoded.size() ? HexDigit(encoded[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return InvalidArgument("a file:// URL has a '%' not followed by two hex digits");
-    if (hi == 0 && lo == 0) return InvalidArgument("a file:// URL may not contain %00");
-    path.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return path;
-}
 
 // "s3://…" and the like: a scheme (RFC 3986: a letter, then letters, digits,
 // '+', '-', '.') followed by "://".
@@ -217,6 +187,35 @@ Result<ResolvedStore> OpenLocalPath(std::string root, std::string display, const
 }
 
 }  // namespace
+
+Result<std::string> DecodeFileUrl(std::string_view url) {
+  constexpr std::string_view kPrefix = "file://";
+  std::string_view rest = url.substr(kPrefix.size());
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return InvalidArgument("a file:// URL needs an absolute path (file:///dir)");
+  std::string_view host = rest.substr(0, slash);
+  if (!host.empty() && host != "localhost") {
+    return InvalidArgument("a file:// URL may name no host but localhost (file:///dir)");
+  }
+  std::string_view encoded = rest.substr(slash);
+  if (encoded.find_first_of("?#") != std::string_view::npos) {
+    return InvalidArgument("a file:// URL may have no query or fragment");
+  }
+  std::string path;
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] != '%') {
+      path.push_back(encoded[i]);
+      continue;
+    }
+    int hi = i + 2 < encoded.size() ? HexDigit(encoded[i + 1]) : -1;
+    int lo = i + 2 < encoded.size() ? HexDigit(encoded[i + 2]) : -1;
+    if (hi < 0 || lo < 0) return InvalidArgument("a file:// URL has a '%' not followed by two hex digits");
+    if (hi == 0 && lo == 0) return InvalidArgument("a file:// URL may not contain %00");
+    path.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return path;
+}
 
 std::string_view StoreSchemeName(StoreScheme scheme) {
   switch (scheme) {

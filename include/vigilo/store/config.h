@@ -74,6 +74,11 @@ struct ResolvedStore {
   std::string display;                 // safe to print: the alias, or the local path the user typed
 };
 
+// The absolute directory a file:// URL names (RFC 8089: an empty host or
+// "localhost", percent-decoded; no query, fragment or %00). InvalidArgument
+// otherwise; the message never quotes the URL.
+Result<std::string> DecodeFileUrl(std::string_view url);
+
 // `--store SPEC`: a configured alias first; else a file:// URL, ".", ".."
 // or a value containing '/' is a local directory (alias "local"); another
 // URL is refused (it belongs in the config, under an alias); anything else
