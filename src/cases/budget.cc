@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "vigilo/common/checked.h"
+#include "vigilo/common/setting_checks.h"
 
 namespace vigilo::cases {
 namespace {
@@ -12,44 +13,14 @@ namespace {
 namespace bb = budget_bounds;
 using std::chrono::milliseconds;
 
-// "67108864 bytes (64 MiB)": the exact number, plus the unit a person reads.
-std::string Bytes(uint64_t n) {
-  std::string text = std::to_string(n) + " bytes";
-  const std::pair<uint64_t, const char*> units[] = {
-      {bb::kTiB, "TiB"}, {bb::kGiB, "GiB"}, {bb::kMiB, "MiB"}, {bb::kKiB, "KiB"}};
-  for (const auto& [unit, name] : units) {
-    if (n >= unit && n % unit == 0) return text + " (" + std::to_string(n / unit) + " " + name + ")";
-  }
-  return text;
-}
+std::string Bytes(uint64_t n) { return ByteCountText(n); }
 
 // A checked sum or product for a message: its value, or that it overflowed.
 std::string BytesOrOverflow(const Result<uint64_t>& total) {
   return total.ok() ? Bytes(*total) : std::string("more than 2^64 bytes");
 }
 
-std::string Ms(milliseconds d) { return std::to_string(d.count()) + " ms"; }
-
-// Every Validate() error: InvalidArgument at the setting's name.
-Status InvalidSetting(std::string_view field, const std::string& message) {
-  return InvalidArgument(std::string(field) + " " + message).WithPath(std::string(field));
-}
-
-Status CheckCount(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                                   ", got " + std::to_string(value));
-}
-
-Status CheckBytes(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + Bytes(lo) + " and " + Bytes(hi) + ", got " + Bytes(value));
-}
-
-Status CheckDuration(std::string_view field, milliseconds value, milliseconds lo, milliseconds hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + Ms(lo) + " and " + Ms(hi) + ", got " + Ms(value));
-}
+std::string Ms(milliseconds d) { return MillisecondsText(d); }
 
 // Each setting against its own constant range, in declaration order.
 Status CheckRanges(const BudgetConfig& c) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "vigilo/common/checked.h"
+#include "vigilo/common/setting_checks.h"
 
 namespace vigilo::store {
 namespace {
@@ -20,38 +21,12 @@ constexpr Micros kPermitPollMicros = 5'000;
 
 Micros ToMicros(milliseconds d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); }
 
-std::string Ms(milliseconds d) { return std::to_string(d.count()) + " ms"; }
+std::string Ms(milliseconds d) { return MillisecondsText(d); }
 std::string MicrosAsMs(Micros us) {
   return us % 1000 == 0 ? std::to_string(us / 1000) + " ms" : std::to_string(us) + " microseconds";
 }
 
-// "67108864 bytes (64 MiB)", as cases::BudgetConfig prints bytes.
-std::string ByteCount(uint64_t n) {
-  std::string text = std::to_string(n) + " bytes";
-  if (n >= (uint64_t{1} << 20) && n % (uint64_t{1} << 20) == 0) return text + " (" + std::to_string(n >> 20) + " MiB)";
-  if (n >= (uint64_t{1} << 10) && n % (uint64_t{1} << 10) == 0) return text + " (" + std::to_string(n >> 10) + " KiB)";
-  return text;
-}
-
-Status InvalidSetting(std::string_view field, const std::string& message) {
-  return InvalidArgument(std::string(field) + " " + message).WithPath(std::string(field));
-}
-
-Status CheckCount(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
-                                   std::to_string(value));
-}
-
-Status CheckBytes(std::string_view field, uint64_t value, uint64_t lo, uint64_t hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + ByteCount(lo) + " and " + ByteCount(hi) + ", got " + ByteCount(value));
-}
-
-Status CheckDuration(std::string_view field, milliseconds value, milliseconds lo, milliseconds hi) {
-  if (value >= lo && value <= hi) return Status::Ok();
-  return InvalidSetting(field, "must be between " + Ms(lo) + " and " + Ms(hi) + ", got " + Ms(value));
-}
+std::string ByteCount(uint64_t n) { return ByteCountText(n); }
 
 Status CheckAtMostDeadline(std::string_view field, milliseconds value, milliseconds deadline) {
   if (value <= deadline) return Status::Ok();

@@ -12,6 +12,7 @@
 
 #include "vigilo/common/result.h"
 #include "vigilo/common/status.h"
+#include "vigilo/store/governor.h"
 
 namespace vigilo::cases {
 
@@ -49,29 +50,30 @@ inline constexpr uint64_t kMinResidentBatches = 1;
 inline constexpr uint64_t kMaxResidentBatches = 16;
 inline constexpr uint64_t kMaxResidentReservationBytes = kGiB;
 inline constexpr uint64_t kMaxStagingSpoolBytes = 4 * kGiB;
-inline constexpr uint64_t kMinRemoteAttempts = 1;
-inline constexpr uint64_t kMaxRemoteAttempts = 32;
+inline constexpr uint64_t kMinRemoteAttempts = store::governor_bounds::kMinAttempts;
+inline constexpr uint64_t kMaxRemoteAttempts = store::governor_bounds::kMaxAttempts;
 
 // vigilo's decisions (see the budgets document for the reasons).
 inline constexpr uint64_t kMinLogicalKeyBytes = 1;
 inline constexpr uint64_t kMaxLogicalKeyBytes = 1'024;  // the ObjectRef format limit
-inline constexpr uint64_t kMinStreamBufferBytes = 4 * kKiB;
-inline constexpr uint64_t kMaxStreamBufferBytes = 8 * kMiB;
-inline constexpr uint64_t kMinConcurrentRequests = 1;
-inline constexpr uint64_t kMaxConcurrentRequests = 64;
-inline constexpr uint64_t kMaxStreamBufferingBytes = 64 * kMiB;  // requests × stream buffer
+// The remote-request settings are the request governor's (one set of numbers).
+inline constexpr uint64_t kMinStreamBufferBytes = store::governor_bounds::kMinStreamBufferBytes;
+inline constexpr uint64_t kMaxStreamBufferBytes = store::governor_bounds::kMaxStreamBufferBytes;
+inline constexpr uint64_t kMinConcurrentRequests = store::governor_bounds::kMinConcurrentRequests;
+inline constexpr uint64_t kMaxConcurrentRequests = store::governor_bounds::kMaxConcurrentRequests;
+inline constexpr uint64_t kMaxStreamBufferingBytes = store::governor_bounds::kMaxStreamBufferingBytes;
 inline constexpr uint64_t kMinControlWorkingSetBytes = 256;
 inline constexpr uint64_t kMaxControlWorkingSetBytes = 64 * kMiB;
 inline constexpr uint64_t kMinValidationSpoolBytes = kMiB;
 inline constexpr uint64_t kMaxValidationSpoolBytes = kTiB;
 inline constexpr uint64_t kMinExternalSortBufferBytes = kMiB;
 inline constexpr uint64_t kMaxExternalSortBufferBytes = kGiB;
-inline constexpr std::chrono::milliseconds kMinTimeout{1};
-inline constexpr std::chrono::milliseconds kMaxTimeout{3'600'000};
-inline constexpr std::chrono::milliseconds kMinDeadline{1'000};
-inline constexpr std::chrono::milliseconds kMaxDeadline{3'600'000};
-inline constexpr std::chrono::milliseconds kMinBackoff{1};
-inline constexpr std::chrono::milliseconds kMaxBackoff{60'000};
+inline constexpr std::chrono::milliseconds kMinTimeout = store::governor_bounds::kMinTimeout;
+inline constexpr std::chrono::milliseconds kMaxTimeout = store::governor_bounds::kMaxTimeout;
+inline constexpr std::chrono::milliseconds kMinDeadline = store::governor_bounds::kMinDeadline;
+inline constexpr std::chrono::milliseconds kMaxDeadline = store::governor_bounds::kMaxDeadline;
+inline constexpr std::chrono::milliseconds kMinBackoff = store::governor_bounds::kMinBackoff;
+inline constexpr std::chrono::milliseconds kMaxBackoff = store::governor_bounds::kMaxBackoff;
 
 }  // namespace budget_bounds
 
