@@ -7,11 +7,24 @@
 #include "vigilo/ivf/input.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 
 namespace vigilo::cli {
 
 Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path) {
+  if (store::IsHttpUrl(manifest_path)) {
+    // The store's base is the manifest's "directory": everything up to the
+    // last '/'. A URL ending in '/' names the publication's base, whose
+    // manifest is manifest.json. Nothing is listed or probed.
+    size_t slash = manifest_path.rfind('/');
+    std::string name = manifest_path.substr(slash + 1);
+    if (name.empty()) name = "manifest.json";
+    VIGILO_ASSIGN_OR_RETURN(auto opened, store::OpenHttpStore({.base_url = manifest_path.substr(0, slash + 1),
+                                                               .governor = nullptr,
+                                                               .cancel = nullptr}));
+    return PublicationStore{std::move(opened), std::move(name)};
+  }
   std::filesystem::path path(manifest_path);
   std::string root = path.has_parent_path() ? path.parent_path().string() : std::string(".");
   store::LocalStoreOptions options;
@@ -26,14 +39,17 @@ Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
   get.max_bytes = ivf::kMaxManifestBytes;
   auto bytes = publication.store->Get(publication.manifest_key, get);
   if (!bytes.ok()) {
-    // The store names the key; the user named the file.
+    // The store names the key; the user named the file. A URL is not
+    // echoed (errors never carry one): the key stays.
     Status s = bytes.status();
+    if (store::IsHttpUrl(manifest_path)) return s;
     return s.path() == publication.manifest_key ? std::move(s).WithPath(manifest_path) : s;
   }
   auto manifest = ivf::ParseManifest(bytes->view());
   if (!manifest.ok()) {
     Status s = manifest.status();
-    return s.path().empty() ? std::move(s).WithPath(manifest_path) : std::move(s).PrependPath(manifest_path + ": ");
+    const std::string& where = store::IsHttpUrl(manifest_path) ? publication.manifest_key : manifest_path;
+    return s.path().empty() ? std::move(s).WithPath(where) : std::move(s).PrependPath(where + ": ");
   }
   return LoadedManifest{std::move(publication.store), std::move(*manifest), bytes->size()};
 }

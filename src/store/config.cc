@@ -11,6 +11,7 @@
 #include "vigilo/common/file.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 
 namespace vigilo::store {
@@ -305,6 +306,16 @@ const StoreEntry* StoreConfig::Find(std::string_view alias) const {
 }
 
 Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry, const OpenOptions& options) {
+  if (entry.scheme == StoreScheme::kHttp || entry.scheme == StoreScheme::kHttps) {
+    // Read-only whatever the entry declares: write use is refused below.
+    Result<std::unique_ptr<ObjectStore>> opened = OpenHttpStore({.base_url = entry.url});
+    if (!opened.ok()) {
+      return Status(opened.status().code(), "store alias " + Quoted(entry.alias) + ": " +
+                                                std::string(opened.status().message()));
+    }
+    if (options.writable) VIGILO_RETURN_IF_ERROR(RequireWritable(**opened, entry.alias));
+    return opened;
+  }
   if (entry.scheme != StoreScheme::kFile) {
     return Unimplemented("store alias " + Quoted(entry.alias) + ": " + std::string(StoreSchemeName(entry.scheme)) +
                          ":// stores are not built yet");

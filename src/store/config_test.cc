@@ -226,6 +226,24 @@ TEST(StoreConfigTest, UrlsAreChecked) {
               "a file:// URL may not contain %00" + tail);
 }
 
+// An http(s) alias opens the read-only HTTP backend (opening sends no
+// request) and is refused for write use whatever the entry declares.
+TEST(StoreConfigTest, HttpAliasesAreReadOnly) {
+  Result<StoreConfig> config = StoreConfig::Parse(
+      OneStore("web", R"({"guarantees":{"conditional_create":true,"read_after_create":true},"url":"http://127.0.0.1:9/pub","writable":true})"),
+      "t.json");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  Result<ResolvedStore> read = ResolveStore(*config, "web", {});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->alias, "web");
+  EXPECT_FALSE(read->store->capabilities().writable);
+  Result<ResolvedStore> write = ResolveStore(*config, "web", {.writable = true});
+  ASSERT_FALSE(write.ok());
+  EXPECT_EQ(write.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(write.status().message().find("store \"web\" does not guarantee writes"), std::string_view::npos)
+      << write.status().ToString();
+}
+
 // Buckets, endpoints, credentials and signed URLs appear in no error.
 TEST(StoreConfigTest, ErrorsNeverQuoteSecrets) {
   const std::string secret_url = "https://user:secret@host.example/bucket-name/p?X-Amz-Signature=abc";
@@ -249,11 +267,14 @@ TEST(StoreConfigTest, ErrorsNeverQuoteSecrets) {
   // A wrong type for the URL of an entry that has one.
   expect_clean(ParseFailure(OneStore("a", R"({"url":")" + secret_url + R"(","writable":"no"})")));
 
-  // Opening a configured remote store: not built yet, and still nothing quoted.
+  // Opening a configured remote store whose URL carries credentials: refused,
+  // and still nothing quoted.
   Result<StoreConfig> config = StoreConfig::Parse(OneStore("remote", R"({"url":")" + secret_url + R"("})"), "t.json");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   Result<ResolvedStore> opened = ResolveStore(*config, "remote", {});
-  ExpectError(opened.status(), StatusCode::kUnimplemented, "", "store alias \"remote\": https:// stores are not built yet");
+  ExpectError(opened.status(), StatusCode::kInvalidArgument, "",
+              "store alias \"remote\": an http store's base URL may not hold a query, fragment, space or control "
+              "character");
   expect_clean(opened.status());
   StoreSet set(*std::move(config), ResolvedStore{"local", nullptr, "./x"});
   expect_clean(set.ForAlias("remote").status());
