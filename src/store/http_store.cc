@@ -3,13 +3,14 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "http_response.h"
 
 namespace vigilo::store {
 namespace {
@@ -20,58 +21,6 @@ constexpr uint64_t kMaxRemoteOffset = static_cast<uint64_t>(std::numeric_limits<
 // Between checks of the no-progress timer and the cancel token while a
 // transfer waits for its socket.
 constexpr int kMaxPollMillis = 20;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20) || x == y;
-         });
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-std::optional<uint64_t> ParseDecimal(std::string_view s) {
-  if (s.empty() || s.size() > 19) return std::nullopt;
-  uint64_t value = 0;
-  auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (error != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return value;
-}
-
-// "bytes a-b/N" (first, last, total) or "bytes */N" (only total).
-struct ContentRange {
-  std::optional<uint64_t> first;
-  std::optional<uint64_t> last;
-  uint64_t total = 0;
-};
-
-std::optional<ContentRange> ParseContentRange(std::string_view value) {
-  if (!StartsWithIgnoreCase(value, "bytes ")) return std::nullopt;
-  value.remove_prefix(6);
-  size_t slash = value.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  ContentRange out;
-  auto total = ParseDecimal(value.substr(slash + 1));
-  if (!total) return std::nullopt;
-  out.total = *total;
-  std::string_view span = value.substr(0, slash);
-  if (span == "*") return out;
-  size_t dash = span.find('-');
-  if (dash == std::string_view::npos) return std::nullopt;
-  out.first = ParseDecimal(span.substr(0, dash));
-  out.last = ParseDecimal(span.substr(dash + 1));
-  if (!out.first || !out.last || *out.first > *out.last) return std::nullopt;
-  return out;
-}
 
 // Each key segment percent-encoded except RFC 3986 unreserved characters;
 // '/' separates segments (keys are validated logical keys: no "." or ".."
@@ -113,138 +62,41 @@ struct CurlPair {
 
 // What one request expects and what its callbacks saw. The callbacks stop a
 // transfer as soon as its answer is known to be wrong (a 200 to a ranged
-// request is not downloaded), recording why in `failure`.
+// request is not downloaded), recording why in `failure`. The rules
+// themselves are in http_response.h.
 struct Transfer {
-  std::string_view key;
-  const GetOptions* options = nullptr;
-  // The range in the Range header; none for a plain GET. A zero-length
-  // range is sent as a one-byte probe whose answer only tells the size.
-  std::optional<ByteRange> sent;
-  bool probe = false;
+  RangeRequest request;
   ProgressTimer* timer = nullptr;
 
+  ResponseHead head;
   bool headers_done = false;
-  long http_status = 0;
-  std::optional<std::string> content_range;
-  std::optional<std::string> content_encoding;
-  std::optional<uint64_t> content_length;
-  uint64_t body_cap = 0;       // more body bytes than this: stop
-  std::optional<uint64_t> body_expected;
-  bool empty_answer = false;   // a probe answered 416 at the very end
-  Status failure;              // set when a callback stopped the transfer
+  Expectation expectation;  // once headers_done and failure is OK
+  Status failure;           // set when a callback stopped the transfer
   std::vector<uint8_t> body;
 
   Status Fail(Status status) {
-    failure = std::move(status).WithPath(std::string(key));
+    failure = std::move(status).WithPath(std::string(request.key));
     return failure;
   }
 };
 
-std::string StatusText(long code) { return "HTTP " + std::to_string(code); }
+// Reserved up front at most: a Content-Length is the server's claim, not a
+// size worth allocating before a byte arrives.
+constexpr uint64_t kMaxBodyReserve = uint64_t{64} << 20;
 
 // The decision once the final response's headers are in. False stops the
-// transfer (failure set, or a probe's answer complete).
+// transfer (failure set, or an empty answer complete).
 bool OnHeadersComplete(Transfer& t) {
-  const long code = t.http_status;
-  const GetOptions& options = *t.options;
-  if (code == 404 || code == 410) {
-    t.Fail(NotFound(StatusText(code)));
+  auto expectation = CheckHead(t.head, t.request);
+  if (!expectation.ok()) {
+    t.Fail(expectation.status());
     return false;
   }
-  if (code == 429 || code == 408 || (code >= 500 && code <= 599)) {
-    t.Fail(Unavailable(StatusText(code)));
-    return false;
+  t.expectation = *expectation;
+  if (t.expectation.empty_answer) return false;
+  if (t.expectation.body_expected) {
+    t.body.reserve(static_cast<size_t>(std::min(*t.expectation.body_expected, kMaxBodyReserve)));
   }
-  if (code >= 300 && code <= 399) {
-    t.Fail(IoError(StatusText(code) + ": redirects are not followed (an object must be served at its own URL)"));
-    return false;
-  }
-  if (t.content_encoding && !EqualsIgnoreCase(*t.content_encoding, "identity")) {
-    t.Fail(IntegrityError(StatusText(code) + " with Content-Encoding " + *t.content_encoding +
-                          ": objects must be served as stored"));
-    return false;
-  }
-  if (code == 416 && t.sent) {
-    auto range = t.content_range ? ParseContentRange(*t.content_range) : std::nullopt;
-    if (!range || range->first) {
-      t.Fail(OutOfRange(StatusText(code) + ": the range is past the end of the object"));
-      return false;
-    }
-    // The server's total decides, with the same checks as every backend.
-    auto planned = PlanGet(t.key, range->total, options);
-    if (!planned.ok()) {
-      t.Fail(planned.status());
-      return false;
-    }
-    if (!t.probe) {
-      t.Fail(IntegrityError(StatusText(code) + " for a range within the " + std::to_string(range->total) +
-                            "-byte object"));
-      return false;
-    }
-    t.empty_answer = true;  // a zero-length read at the very end
-    return false;
-  }
-  if (code < 200 || code > 299) {
-    t.Fail(IoError(StatusText(code)));
-    return false;
-  }
-  if (t.sent) {
-    // nginx (and others) answer a range of an empty object with 200 and no
-    // body: the object's size is then known to be 0, and no byte is accepted.
-    if (code == 200 && t.content_length == uint64_t{0}) {
-      auto planned = PlanGet(t.key, 0, options);
-      if (!planned.ok()) {
-        t.Fail(planned.status());
-        return false;
-      }
-      t.empty_answer = true;  // only a zero-length read at offset 0 gets here
-      return false;
-    }
-    if (code != 206) {
-      t.Fail(IntegrityError(StatusText(code) + " to a range request (the server ignores Range)"));
-      return false;
-    }
-    auto range = t.content_range ? ParseContentRange(*t.content_range) : std::nullopt;
-    if (!range || !range->first) {
-      t.Fail(IntegrityError(StatusText(code) + " without a valid Content-Range"));
-      return false;
-    }
-    auto planned = PlanGet(t.key, range->total, options);
-    if (!planned.ok()) {
-      t.Fail(planned.status());
-      return false;
-    }
-    const uint64_t last = t.sent->offset + t.sent->length - 1;
-    if (*range->first != t.sent->offset || *range->last != last) {
-      t.Fail(IntegrityError("Content-Range bytes " + std::to_string(*range->first) + "-" +
-                            std::to_string(*range->last) + " does not match the requested bytes " +
-                            std::to_string(t.sent->offset) + "-" + std::to_string(last)));
-      return false;
-    }
-    t.body_expected = t.sent->length;
-    t.body_cap = t.sent->length;
-  } else {
-    if (code != 200) {
-      t.Fail(IntegrityError(StatusText(code) + " to a plain GET"));
-      return false;
-    }
-    if (t.content_length) {
-      if (options.expected_size && *t.content_length != *options.expected_size) {
-        t.Fail(IntegrityError("object is " + std::to_string(*t.content_length) + " bytes, expected " +
-                              std::to_string(*options.expected_size)));
-        return false;
-      }
-      if (*t.content_length > options.max_bytes) {
-        t.Fail(LimitExceeded("reading " + std::to_string(*t.content_length) + " bytes exceeds the limit of " +
-                             std::to_string(options.max_bytes)));
-        return false;
-      }
-      t.body_expected = t.content_length;
-    }
-    if (options.expected_size) t.body_expected = options.expected_size;
-    t.body_cap = t.body_expected.value_or(options.max_bytes);
-  }
-  if (t.body_expected) t.body.reserve(static_cast<size_t>(*t.body_expected));
   return true;
 }
 
@@ -252,51 +104,30 @@ size_t HeaderCallback(char* data, size_t size, size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   const size_t n = size * count;
   t.timer->OnBytes(n);
-  std::string_view line(data, n);
-  if (StartsWithIgnoreCase(line, "HTTP/")) {  // a status line: a new response (after a 1xx)
-    t.content_range.reset();
-    t.content_encoding.reset();
-    t.content_length.reset();
-    return n;
+  // Trailers after the body change nothing that was decided.
+  if (t.headers_done) return n;
+  if (Status added = AddHeaderLine(t.head, std::string_view(data, n)); !added.ok()) {
+    t.Fail(std::move(added));
+    return 0;  // libcurl stops the transfer
   }
-  if (Trim(line).empty()) return n;  // the end of a header block: decided by DecideOnce
-  size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return n;
-  std::string_view name = line.substr(0, colon);
-  std::string_view value = Trim(line.substr(colon + 1));
-  if (EqualsIgnoreCase(name, "Content-Range")) t.content_range = std::string(value);
-  if (EqualsIgnoreCase(name, "Content-Encoding")) t.content_encoding = std::string(value);
-  if (EqualsIgnoreCase(name, "Content-Length")) t.content_length = ParseDecimal(value);
   return n;
 }
 
 // Called once the headers are complete, before any body byte: the first
 // write, or the end of a transfer without a body.
-bool DecideOnce(Transfer& t, CURL* easy) {
-  if (t.headers_done) return t.failure.ok() && !t.empty_answer;
+bool DecideOnce(Transfer& t) {
+  if (t.headers_done) return t.failure.ok() && !t.expectation.empty_answer;
   t.headers_done = true;
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &t.http_status);
   return OnHeadersComplete(t);
 }
 
-struct WriteContext {
-  Transfer* transfer;
-  CURL* easy;
-};
-
 size_t WriteCallback(char* data, size_t size, size_t count, void* user) {
-  auto& w = *static_cast<WriteContext*>(user);
-  Transfer& t = *w.transfer;
+  auto& t = *static_cast<Transfer*>(user);
   const size_t n = size * count;
   t.timer->OnBytes(n);
-  if (!DecideOnce(t, w.easy)) return CURL_WRITEFUNC_ERROR;
-  if (n > t.body_cap - t.body.size()) {
-    if (t.sent || t.options->expected_size) {
-      t.Fail(IntegrityError(StatusText(t.http_status) + " with a body longer than " + std::to_string(t.body_cap) +
-                            " bytes"));
-    } else {
-      t.Fail(LimitExceeded("reading more than " + std::to_string(t.options->max_bytes) + " bytes exceeds the limit"));
-    }
+  if (!DecideOnce(t)) return CURL_WRITEFUNC_ERROR;
+  if (Status fits = CheckBodyGrowth(t.expectation, t.request, t.body.size(), n); !fits.ok()) {
+    t.Fail(std::move(fits));
     return CURL_WRITEFUNC_ERROR;
   }
   t.body.insert(t.body.end(), reinterpret_cast<const uint8_t*>(data), reinterpret_cast<const uint8_t*>(data) + n);
@@ -409,12 +240,8 @@ class HttpStore final : public ObjectStore {
     if (!pair) return Internal("libcurl handle allocation failed").WithPath(std::string(key));
     ProgressTimer timer = context.StartProgressTimer();
     Transfer t;
-    t.key = key;
-    t.options = &options;
-    t.sent = sent;
-    t.probe = probe;
+    t.request = RangeRequest{.key = key, .options = &options, .sent = sent, .probe = probe};
     t.timer = &timer;
-    WriteContext write{&t, pair->easy};
     std::string range_header;
     if (sent) {
       range_header = "Range: bytes=" + std::to_string(sent->offset) + "-" +
@@ -440,18 +267,14 @@ class HttpStore final : public ObjectStore {
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, HeaderCallback);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteCallback);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &write);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
 
     Status status = Drive(*pair, t, timer, context);
     curl_slist_free_all(headers);
     ReturnPair(std::move(pair));
     if (!status.ok()) return status;
-    if (t.empty_answer) return Bytes();
-    if (t.body_expected && t.body.size() != *t.body_expected) {
-      return IntegrityError(StatusText(t.http_status) + " with a body of " + std::to_string(t.body.size()) +
-                            " bytes, expected " + std::to_string(*t.body_expected))
-          .WithPath(std::string(key));
-    }
+    if (t.expectation.empty_answer) return Bytes();
+    VIGILO_RETURN_IF_ERROR(CheckBodyLength(t.expectation, t.request, t.body.size()));
     if (probe) return Bytes();
     return Bytes::FromVector(std::move(t.body));
   }
@@ -460,14 +283,14 @@ class HttpStore final : public ObjectStore {
   // cancel token at least every kMaxPollMillis.
   Status Drive(CurlPair& pair, Transfer& t, ProgressTimer& timer, const AttemptContext& context) {
     if (curl_multi_add_handle(pair.multi, pair.easy) != CURLM_OK) {
-      return Internal("libcurl refused the transfer").WithPath(std::string(t.key));
+      return Internal("libcurl refused the transfer").WithPath(std::string(t.request.key));
     }
     Status status;
     CURLcode result = CURLE_OK;
     for (;;) {
       int running = 0;
       if (curl_multi_perform(pair.multi, &running) != CURLM_OK) {
-        status = Internal("libcurl multi interface failed").WithPath(std::string(t.key));
+        status = Internal("libcurl multi interface failed").WithPath(std::string(t.request.key));
         break;
       }
       if (running == 0) {
@@ -478,11 +301,11 @@ class HttpStore final : public ObjectStore {
         break;
       }
       if (context.cancel && context.cancel->cancelled()) {
-        status = Cancelled("the transfer was cancelled").WithPath(std::string(t.key));
+        status = Cancelled("the transfer was cancelled").WithPath(std::string(t.request.key));
         break;
       }
       if (Status stalled = timer.Check(); !stalled.ok()) {
-        status = std::move(stalled).WithPath(std::string(t.key));
+        status = std::move(stalled).WithPath(std::string(t.request.key));
         break;
       }
       const Micros remaining = timer.Remaining();
@@ -492,10 +315,10 @@ class HttpStore final : public ObjectStore {
     curl_multi_remove_handle(pair.multi, pair.easy);
     if (!status.ok()) return status;
     if (!t.failure.ok()) return t.failure;
-    if (t.empty_answer) return Status::Ok();
-    if (result != CURLE_OK) return FromCurlCode(result, t.key);
+    if (t.expectation.empty_answer) return Status::Ok();
+    if (result != CURLE_OK) return FromCurlCode(result, t.request.key);
     // A response without a body never reached the write callback.
-    if (!DecideOnce(t, pair.easy)) return t.failure.ok() ? Status::Ok() : t.failure;
+    if (!DecideOnce(t)) return t.failure.ok() ? Status::Ok() : t.failure;
     return Status::Ok();
   }
 
