@@ -102,7 +102,7 @@ f1() { awk -v s="$1" 'BEGIN { printf "%.1f", s }'; }
 
 vigilo_build() {  # ENCODING INPUT
   echo "$vigilo" index build --input "$2" --vector-field vector --metric "$metric" --encoding "$1" --nlist "$nlist" \
-    --sample "$sample" --iterations "$iterations" --seed "$seed" --threads "$threads" --out @OUT@
+    --sample "$sample" --iterations "$iterations" --seed "$seed" --threads "$threads" --json --out @OUT@
 }
 faiss_build() {  # BINARY INPUT
   echo "$1" "$2" --nlist "$nlist" --sample "$sample" --iterations "$iterations" --seed "$seed" --metric "$metric" \
@@ -165,7 +165,7 @@ commit() {  # the checked-out commit, read from .git without running git
 }
 faiss_version=$(json "$tmp/faiss-avx2.json" '.faiss_version')
 vimb=$(json "$tmp/vigilo-lvq8.json" '.roots')
-empty=$(json "$tmp/vigilo-lvq8.json" '["empty-leaves"]')
+empty=$(json "$tmp/vigilo-lvq8.json" '.empty_leaves')
 imb=$(json "$tmp/faiss-avx2.json" '.imbalance_factor')
 if [[ $runs -eq 1 ]]; then best="one run each"; else best="best of $runs runs"; fi
 section=$tmp/section.md

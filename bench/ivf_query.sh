@@ -155,14 +155,14 @@ for ds in $datasets; do
       rm -rf "$pub" "$pub.tmp"
       mkdir -p "$(dirname "$pub")"
       "$vigilo" index build --input "$base" --metric "$metric" --encoding "$enc" --nlist "$nlist" --sample "$sample" \
-        --iterations "$iterations" --seed "$seed" --out "$pub.tmp" >"$tmp/build.json" 2>"$tmp/build.err" ||
+        --iterations "$iterations" --seed "$seed" --json --out "$pub.tmp" >"$tmp/build.json" 2>"$tmp/build.err" ||
         { tail -c 2000 "$tmp/build.err" >&2; bench_die "vigilo index build failed"; }
       tail -n 1 "$tmp/build.json" >"$pub.tmp/build-summary.json"
       mv "$pub.tmp" "$pub"
     fi
     if [[ $enc == lvq8 ]]; then code=$(( d + 8 )); else code=$(( (d + 1) / 2 + 8 )); fi
     jq -c --arg s "$series" --argjson code "$code" '{type:"info", series:$s, system:"vigilo", code_bytes:$code,
-      note:("\(.roots) roots, \(.["empty-leaves"]) empty leaves")}' "$pub/build-summary.json" >>"$out" 2>/dev/null ||
+      note:("\(.roots) roots, \(.empty_leaves // .["empty-leaves"]) empty leaves")}' "$pub/build-summary.json" >>"$out" 2>/dev/null ||
       jq -nc --arg s "$series" --argjson code "$code" '{type:"info", series:$s, system:"vigilo", code_bytes:$code}' >>"$out"
     if [[ $have_eval == 0 ]]; then
       log "$ds: $vigilo has no 'index eval'; vigilo rows skipped"
@@ -176,7 +176,7 @@ for ds in $datasets; do
     jq -c -s --arg s "$series" --arg e "${enc^^}" --slurpfile one "$tmp/one.jsonl" '
       .[] as $b | ($one[] | select(.nprobe == $b.nprobe)) as $o |
       {series:$s, system:"vigilo", index:("IVF-" + $e), nprobe:$b.nprobe, recall:$b.recall, recall_one:$o.recall,
-       qps_one:$o.qps, qps_batch:$b.qps, bytes_per_query:$o["bytes-per-query"], kernel:$o.kernel,
+       qps_one:$o.qps, qps_batch:$b.qps, bytes_per_query:$o.bytes_per_query, kernel:$o.kernel,
        queries_one:$o.queries, queries_batch:$b.queries}' "$tmp/batch.jsonl" >>"$out"
   done
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "output.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/file_digest.h"
@@ -16,20 +17,15 @@
 
 namespace vigilo::cli {
 
-Status WriteStdout(std::string_view bytes) {
-  if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) return IoError("cannot write to stdout");
-  return Status::Ok();
-}
-
-namespace {
-
-
-}  // namespace
-
 void RegisterVersionCommand(CLI::App& app, Action* action) {
-  auto* cmd = app.add_subcommand("version", "Print the vigilo version");
-  cmd->callback([action] {
-    *action = [] { return WriteStdout(std::string("vigilo ") + VIGILO_VERSION + "\n"); };
+  auto* cmd = app.add_subcommand("version", "Print the vigilo version (also: vigilo --version, -V)");
+  auto flags = std::make_shared<OutputFlags>();
+  AddJsonFlags(cmd, flags.get());
+  cmd->callback([flags, action] {
+    *action = [flags]() -> Status {
+      if (!flags->json && !flags->pretty) return WriteStdout(std::string("vigilo ") + VIGILO_VERSION + "\n");
+      return PrintRecord(Record().Add("version", json::Value(VIGILO_VERSION)), *flags);
+    };
   });
 }
 
@@ -40,19 +36,28 @@ void RegisterHashCommand(CLI::App& app, Action* action) {
     std::vector<std::string> files;
     bool blake3 = false;
     bool sha256 = false;
+    OutputFlags output;
   };
   auto args = std::make_shared<Args>();
   auto* b3 = cmd->add_flag("--blake3", args->blake3, "BLAKE3-256 (the default)");
   cmd->add_flag("--sha256", args->sha256, "SHA-256")->excludes(b3);
   cmd->add_option("files", args->files, "Files to hash ('-' for stdin)")->required();
+  AddJsonFlag(cmd, &args->output);
   cmd->callback([args, action] {
     *action = [args]() -> Status {
       bool sha = args->sha256;
       for (const std::string& file : args->files) {
         std::string path = file == "-" ? "/dev/stdin" : file;
         VIGILO_ASSIGN_OR_RETURN(FileDigests d, DigestFile(path, !sha, sha));
-        std::string line = HexEncode(sha ? *d.sha256 : *d.blake3) + "  " + file + "\n";
-        VIGILO_RETURN_IF_ERROR(WriteStdout(line));
+        std::string digest = HexEncode(sha ? *d.sha256 : *d.blake3);
+        if (args->output.json) {
+          Record r;
+          r.Add("algorithm", json::Value(sha ? "sha256" : "blake3")).Add("digest", json::Value(digest));
+          r.Add("file", json::Value(file));
+          VIGILO_RETURN_IF_ERROR(PrintRecord(r, args->output));
+        } else {  // the b3sum/sha256sum line, which `b3sum --check` reads
+          VIGILO_RETURN_IF_ERROR(WriteStdout(digest + "  " + file + "\n"));
+        }
       }
       return Status::Ok();
     };

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "exit_codes.h"
+#include "output.h"
 
 namespace vigilo::cli {
 namespace {
@@ -45,10 +47,74 @@ CliRun Vigilo(const std::string& args, std::string_view input = "") {
   return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
 }
 
+// The value on the text line "KEY  VALUE" (keys padded to one width), or
+// "<absent>".
+std::string TextValue(const std::string& out, const std::string& key) {
+  size_t at = out.rfind(key + " ", 0) == 0 ? 0 : out.find("\n" + key + " ");
+  if (at == std::string::npos) return "<absent>";
+  if (at != 0) ++at;
+  size_t end = out.find('\n', at);
+  std::string rest = out.substr(at + key.size(), end - at - key.size());
+  return rest.substr(rest.find_first_not_of(' '));
+}
+
+// The whitespace-separated cells of line `n` (0-based) of a text table.
+std::vector<std::string> TableRow(const std::string& out, size_t n) {
+  size_t at = 0;
+  for (size_t i = 0; i < n && at != std::string::npos; ++i) at = out.find('\n', at) + 1;
+  std::string line = out.substr(at, out.find('\n', at) - at);
+  std::vector<std::string> cells;
+  size_t i = 0;
+  while ((i = line.find_first_not_of(' ', i)) != std::string::npos) {
+    size_t end = line.find(' ', i);
+    cells.push_back(line.substr(i, end == std::string::npos ? std::string::npos : end - i));
+    i = end;
+  }
+  return cells;
+}
+
+// Every key of every JSON line in `out` is snake_case (docs/cli.md).
+void ExpectSnakeCaseKeys(const std::string& out) {
+  size_t at = 0;
+  while ((at = out.find('"', at)) != std::string::npos) {
+    size_t end = out.find('"', at + 1);
+    ASSERT_NE(end, std::string::npos) << out;
+    if (end + 1 < out.size() && out[end + 1] == ':') {
+      std::string key = out.substr(at + 1, end - at - 1);
+      EXPECT_TRUE(IsSnakeCase(key)) << key << " in " << out;
+    }
+    at = end + 1;
+  }
+}
+
 TEST(CliTest, Version) {
   CliRun r = Vigilo("version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out.rfind("vigilo ", 0), 0u);
+  ASSERT_EQ(r.out.rfind("vigilo ", 0), 0u);
+  std::string version = r.out.substr(7, r.out.size() - 8);
+  EXPECT_EQ(r.out, "vigilo " + version + "\n");
+  EXPECT_EQ(Vigilo("--version").out, r.out);
+  EXPECT_EQ(Vigilo("-V").out, r.out);
+  EXPECT_EQ(Vigilo("-V").exit_code, 0);
+  EXPECT_EQ(Vigilo("version --json").out, "{\"version\":\"" + version + "\"}\n");
+  EXPECT_EQ(Vigilo("version --pretty").out, "{\n  \"version\": \"" + version + "\"\n}\n");
+}
+
+TEST(CliTest, HelpPrintsTheCommandsAndEachCommandsFlags) {
+  CliRun root = Vigilo("help");
+  EXPECT_EQ(root.exit_code, 0) << root.err;
+  EXPECT_EQ(root.err, "");
+  EXPECT_EQ(root.out, Vigilo("--help").out);
+  EXPECT_NE(root.out.find("\n  index "), std::string::npos) << root.out;
+  CliRun build = Vigilo("help index build");
+  EXPECT_EQ(build.exit_code, 0) << build.err;
+  EXPECT_NE(build.out.find("Usage: vigilo index build [OPTIONS]"), std::string::npos) << build.out;
+  EXPECT_NE(build.out.find("-o,--out"), std::string::npos) << build.out;
+  EXPECT_EQ(build.out, Vigilo("index build --help").out);
+  CliRun unknown = Vigilo("help index biuld");
+  EXPECT_EQ(unknown.exit_code, kExitUsage);
+  EXPECT_EQ(unknown.err, "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");
+  EXPECT_EQ(unknown.out, "");
 }
 
 TEST(CliTest, JsonCanonWritesExactBytes) {
@@ -94,6 +160,9 @@ TEST(CliTest, HashMatchesReferenceTools) {
   EXPECT_EQ(Vigilo("hash " + file).out, b3.out);  // BLAKE3 is the default
   CliRun sha = Vigilo("hash --sha256 " + file);
   EXPECT_EQ(sha.out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  " + file + "\n");
+  CliRun as_json = Vigilo("hash --sha256 --json " + file);
+  EXPECT_EQ(as_json.out, "{\"algorithm\":\"sha256\",\"digest\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\","
+                         "\"file\":\"" + file + "\"}\n");
   CliRun stdin_hash = Vigilo("hash -", "abc");
   EXPECT_EQ(stdin_hash.out, "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85  -\n");
   CliRun missing = Vigilo("hash /nonexistent");
@@ -104,7 +173,7 @@ TEST(CliTest, HashMatchesReferenceTools) {
 const std::string kDuckDbFile = std::string(VIGILO_SOURCE_DIR) + "/src/parquet/testdata/duckdb_v1_snappy.parquet";
 
 TEST(CliTest, ParquetInspectDescribesTheFile) {
-  CliRun r = Vigilo("parquet inspect " + kDuckDbFile);
+  CliRun r = Vigilo("parquet inspect --json " + kDuckDbFile);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{\"created_by\":\"DuckDB version v1.5.6", 0), 0u) << r.out.substr(0, 80);
   EXPECT_NE(r.out.find("\"num_rows\":200,\"row_groups\":[{"), std::string::npos);
@@ -112,6 +181,18 @@ TEST(CliTest, ParquetInspectDescribesTheFile) {
                        "\"physical_type\":\"FLOAT\",\"shape\":\"list\"}"),
             std::string::npos);
   EXPECT_EQ(r.out.back(), '\n');
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  // Text: a summary, then one row per leaf column with its bytes.
+  CliRun text = Vigilo("parquet inspect " + kDuckDbFile);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("num_rows    200\nrow_groups  1\ncolumns     12\ncreated_by  DuckDB version v1.5.6", 0), 0u)
+      << text.out;
+  EXPECT_NE(text.out.find("\npath              physical_type  shape   compressed_bytes  uncompressed_bytes\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nvec.list.element  FLOAT          list                 678                1360\n"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(CliTest, ParquetCatPrintsJsonLines) {
@@ -185,6 +266,37 @@ TEST(CliTest, DatasetPackReplaysAndNeverOverwrites) {
   EXPECT_EQ(ReadFile(out + "/" + key), "not the batch\n");
 }
 
+// The default output is key-value text with strings unquoted; --json is one
+// canonical line with the same snake_case keys; --pretty indents it.
+TEST(CliTest, DatasetIdentityTextAndJson) {
+  const std::string hash = "c72eb36962365aa410aaad9987c3838eae79434d634b0d9149053c80fa6d3b26";
+  const std::string version = "f6f887b1-731a-8819-a21d-23afcfc562d0";
+  CliRun text = Vigilo("dataset identity " + kSmallDataset);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "dataset_hash        " + hash + "\ndataset_version_id  " + version + "\ncase_count          5\n");
+  CliRun json = Vigilo("dataset identity --json " + kSmallDataset);
+  EXPECT_EQ(json.out, "{\"case_count\":5,\"dataset_hash\":\"" + hash + "\",\"dataset_version_id\":\"" + version + "\"}\n");
+  CliRun pretty = Vigilo("dataset identity --pretty " + kSmallDataset);
+  EXPECT_EQ(pretty.out, "{\n  \"case_count\": 5,\n  \"dataset_hash\": \"" + hash + "\",\n  \"dataset_version_id\": \"" +
+                            version + "\"\n}\n");
+}
+
+// With no control database nothing was ever recorded: a sentence in text,
+// nothing at all with --json (zero records).
+TEST(CliTest, StoreCleanupWithNothingRecorded) {
+  std::string control = TempPath("no-control.sqlite3");
+  std::filesystem::remove(control);
+  ::setenv("VIGILO_CONTROL", control.c_str(), 1);
+  CliRun text = Vigilo("store cleanup");
+  CliRun json = Vigilo("store cleanup --json");
+  ::unsetenv("VIGILO_CONTROL");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "no cleanup work is due\n");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out, "");
+  EXPECT_FALSE(std::filesystem::exists(control));
+}
+
 // `dataset verify --store SPEC`: a configured alias (--stores FILE or
 // $VIGILO_STORES) or a directory; each reference's storage_alias picks the
 // store it is read from.
@@ -202,16 +314,22 @@ TEST(CliTest, DatasetVerifyResolvesTheStoreByAliasOrDirectory) {
   std::string empty = TempPath("no-stores.json");
   WriteFile(empty, R"({"version":1,"stores":{}})");
 
-  CliRun by_alias = Vigilo("dataset verify " + root + " --store archive --stores " + stores);
+  CliRun by_alias = Vigilo("dataset verify " + root + " --store archive --stores " + stores + " --json");
   EXPECT_EQ(by_alias.exit_code, 0) << by_alias.err;
   EXPECT_NE(by_alias.out.find(R"("batch_count":3,"case_count":5,)"), std::string::npos) << by_alias.out;
   EXPECT_NE(by_alias.out.find(R"("verified":true)"), std::string::npos) << by_alias.out;
+  ExpectSnakeCaseKeys(by_alias.out);
 
   ::setenv("VIGILO_STORES", stores.c_str(), 1);
-  CliRun by_env = Vigilo("dataset verify " + root + " --store archive");
+  CliRun by_env = Vigilo("dataset verify " + root + " --store archive --json");
   ::unsetenv("VIGILO_STORES");
   EXPECT_EQ(by_env.exit_code, 0) << by_env.err;
   EXPECT_EQ(by_env.out, by_alias.out);
+  CliRun text = Vigilo("dataset verify " + root + " --store archive --stores " + stores);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(TextValue(text.out, "verified"), "true") << text.out;
+  EXPECT_EQ(TextValue(text.out, "batch_count"), "3") << text.out;
+  EXPECT_EQ(TextValue(text.out, "case_count"), "5") << text.out;
 
   CliRun unknown = Vigilo("dataset verify " + root + " --store archive --stores " + empty);
   EXPECT_EQ(unknown.exit_code, 2);
@@ -240,12 +358,25 @@ const char* const kManifest =
 TEST(CliTest, IndexValidateChecksTheManifest) {
   std::string good = TempPath("manifest.json");
   WriteFile(good, kManifest);
-  CliRun ok = Vigilo("index validate --manifest-only " + good);
+  CliRun ok = Vigilo("index validate --manifest-only " + good + " --json");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out,
-            "{\"artifact-uuid\":\"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\",\"dimension\":4,\"encoding\":\"lvq8\","
-            "\"level\":\"manifest\",\"metric\":\"l2_squared\",\"nlist\":2,\"ntotal\":3,\"postings-files\":1,"
+            "{\"artifact_uuid\":\"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\",\"dimension\":4,\"encoding\":\"lvq8\","
+            "\"level\":\"manifest\",\"metric\":\"l2_squared\",\"nlist\":2,\"ntotal\":3,\"postings_files\":1,"
             "\"roots\":1,\"source\":false,\"valid\":true}\n");
+  CliRun as_text = Vigilo("index validate --manifest-only " + good);
+  EXPECT_EQ(as_text.out,
+            "valid           true\n"
+            "level           manifest\n"
+            "artifact_uuid   0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\n"
+            "metric          l2_squared\n"
+            "encoding        lvq8\n"
+            "dimension       4\n"
+            "ntotal          3\n"
+            "nlist           2\n"
+            "roots           1\n"
+            "postings_files  1\n"
+            "source          false\n");
   std::string bad = TempPath("bad-manifest.json");
   std::string text = kManifest;
   text.replace(text.find("\"rows\":3"), 8, "\"rows\":2");
@@ -277,24 +408,38 @@ TEST(CliTest, IndexBuildThenValidate) {
   WriteFile(base, bytes);
   std::string out = TempPath("pub");
   std::filesystem::remove_all(out);
-  std::string build = "index build --input " + base + " --metric l2_squared --encoding lvq4 --nlist 10 --roots 3 --out " + out;
+  std::string build = "index build " + base + " --metric l2_squared --encoding lvq4 --nlist 10 --roots 3 --json -o " + out;
   CliRun r = Vigilo(build);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"nlist\":10,\"ntotal\":200,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"roots\":3,\"sample\":200,"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("assign: 200/200\n"), std::string::npos) << r.err;  // progress, one line per phase off a terminal
-  CliRun v = Vigilo("index validate --deep " + out + "/manifest.json");
+  EXPECT_NE(r.out.find("\"empty_leaves\":"), std::string::npos) << r.out;
+  ExpectSnakeCaseKeys(r.out);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  EXPECT_EQ(r.err, "");  // stderr is not a terminal: no progress drawn
+  CliRun v = Vigilo("index validate --deep " + out + "/manifest.json --json");
   EXPECT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.out.find("\"level\":\"deep\""), std::string::npos);
-  CliRun inspect = Vigilo("index inspect " + out + "/manifest.json");
+  CliRun inspect = Vigilo("index inspect " + out + "/manifest.json --json");
   EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_NE(inspect.out.find("\"lists\":{\"count\":10,"), std::string::npos) << inspect.out;
-  EXPECT_NE(inspect.out.find("\"postings-files\":3,"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("\"postings_files\":3,"), std::string::npos) << inspect.out;
+  ExpectSnakeCaseKeys(inspect.out);
+  ExpectSnakeCaseKeys(v.out);
+  CliRun inspect_text = Vigilo("index inspect " + out + "/manifest.json");
+  EXPECT_EQ(inspect_text.exit_code, 0) << inspect_text.err;
+  EXPECT_EQ(TextValue(inspect_text.out, "lists.count"), "10") << inspect_text.out;
+  EXPECT_EQ(TextValue(inspect_text.out, "postings_files"), "3") << inspect_text.out;
+  EXPECT_EQ(TextValue(inspect_text.out, "source_rows"), "-") << inspect_text.out;
+  EXPECT_EQ(TextValue(inspect_text.out, "encoding"), "lvq4") << inspect_text.out;  // not JSON-quoted
   // Row 33 is its own nearest neighbour at distance 0 with every list probed.
-  CliRun query = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] --k 2 --nprobe 10 --json");
+  CliRun query = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] -k 2 --nprobe 10 --json");
   EXPECT_EQ(query.exit_code, 0) << query.err;
-  EXPECT_EQ(query.out.substr(0, query.out.find('\n')), "{\"query\":0,\"rank\":0,\"id\":33,\"_distance\":0}") << query.out;
+  EXPECT_EQ(query.out.substr(0, query.out.find('\n')), "{\"_distance\":0,\"id\":33,\"query\":0,\"rank\":0}") << query.out;
   EXPECT_EQ(std::count(query.out.begin(), query.out.end(), '\n'), 2);
+  CliRun query_text = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] -k 2 --nprobe 10");
+  EXPECT_EQ(TableRow(query_text.out, 0), (std::vector<std::string>{"query", "rank", "id", "_distance"})) << query_text.out;
+  EXPECT_EQ(TableRow(query_text.out, 1), (std::vector<std::string>{"0", "0", "33", "0"})) << query_text.out;
   CliRun wrong = Vigilo("index query " + out + "/manifest.json --vector [1,2,3]");
   EXPECT_EQ(wrong.exit_code, kExitUsage);
   EXPECT_NE(wrong.err.find("the index dimension is 4"), std::string::npos) << wrong.err;
@@ -305,6 +450,22 @@ TEST(CliTest, IndexBuildThenValidate) {
   EXPECT_EQ(ReadFile(out + "/manifest.json"), manifest);
   EXPECT_EQ(Vigilo("index build --input " + base + " --metric dot --encoding lvq4 --out " + out + "2").exit_code,
             kExitUsage);
+  CliRun none = Vigilo("index build --metric l2_squared --encoding lvq4 --out " + out + "2");
+  EXPECT_EQ(none.exit_code, kExitUsage);
+  EXPECT_EQ(none.err, "vigilo: invalid_argument: the input file is required: vigilo index build FILE …\n");
+  CliRun twice = Vigilo("index build " + base + " --input " + base + " --metric l2_squared --encoding lvq4 --out " + out + "2");
+  EXPECT_EQ(twice.exit_code, kExitUsage);
+  EXPECT_EQ(twice.err, "vigilo: invalid_argument: give the input once: as FILE or as --input, not both\n");
+  EXPECT_FALSE(std::filesystem::exists(out + "2"));
+  // The default output is the key-value text, and --quiet is accepted.
+  std::string out3 = TempPath("pub3");
+  std::filesystem::remove_all(out3);
+  CliRun quiet = Vigilo("index build --input " + base + " --metric l2_squared --encoding lvq4 --nlist 10 -q -o " + out3);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(TextValue(quiet.out, "manifest"), out3 + "/manifest.json") << quiet.out;
+  EXPECT_EQ(TextValue(quiet.out, "ntotal"), "200") << quiet.out;
+  EXPECT_NE(TextValue(quiet.out, "seconds.train"), "<absent>") << quiet.out;
 }
 
 // `index query --columns` reads payload columns from the source table;
@@ -332,7 +493,7 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   const std::string manifest = out + "/manifest.json";
   CliRun q = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector --json");
   ASSERT_EQ(q.exit_code, 0) << q.err;
-  std::string want = "{\"query\":0,\"rank\":0,\"id\":33,\"_distance\":0,\"vector\":[";
+  std::string want = "{\"_distance\":0,\"id\":33,\"query\":0,\"rank\":0,\"vector\":[";
   for (int j = 0; j < 4; ++j) {
     char buf[32];
     double v = static_cast<float>(9 + j) + static_cast<float>(5) * 0.01f;  // row 33, as float, widened
@@ -340,8 +501,8 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
     want += (j ? "," : "") + std::string(buf, r.ptr);
   }
   EXPECT_EQ(q.out.substr(0, q.out.find('\n')), want + "]}") << q.out;
-  CliRun tsv = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector");
-  EXPECT_EQ(tsv.out.substr(0, tsv.out.find('\n')), "query\trank\tid\t_distance\tvector");
+  CliRun table = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector");
+  EXPECT_EQ(TableRow(table.out, 0), (std::vector<std::string>{"query", "rank", "id", "_distance", "vector"}));
   EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns nope").exit_code, 8);
   EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns id").exit_code, kExitUsage);
 
@@ -349,16 +510,12 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   CliRun exact = Vigilo("index query " + manifest + " --queries " + queries + " --k 2 --nprobe 10");
   ASSERT_EQ(exact.exit_code, 0) << exact.err;
   std::string gt;
-  size_t at = exact.out.find('\n') + 1;  // past the header
+  size_t line = 1;  // past the header
   for (int row = 0; row < 2; ++row) {
     int32_t k = 2;
     gt.append(reinterpret_cast<const char*>(&k), 4);
     for (int r = 0; r < 2; ++r) {
-      size_t end = exact.out.find('\n', at);
-      std::string line = exact.out.substr(at, end - at);
-      at = end + 1;
-      size_t t2 = line.find('\t', line.find('\t') + 1);
-      auto id = static_cast<int32_t>(std::stoi(line.substr(t2 + 1, line.find('\t', t2 + 1) - t2 - 1)));
+      auto id = static_cast<int32_t>(std::stoi(TableRow(exact.out, line++).at(2)));
       gt.append(reinterpret_cast<const char*>(&id), 4);
     }
   }
@@ -371,16 +528,42 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   EXPECT_NE(second.find("\"nprobe\":10,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"recall\":1.0,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"queries\":2,"), std::string::npos) << eval.out;
+  ExpectSnakeCaseKeys(eval.out);
+  CliRun eval_text = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
+                            " -k 2 --nprobe 1,10 --warmup 0");
+  ASSERT_EQ(eval_text.exit_code, 0) << eval_text.err;
+  EXPECT_EQ(TableRow(eval_text.out, 0),
+            (std::vector<std::string>{"nprobe", "recall", "qps", "bytes_per_query", "requests_per_query"}));
+  EXPECT_EQ(TableRow(eval_text.out, 2).at(0), "10");
+  EXPECT_EQ(TableRow(eval_text.out, 2).at(1), "1.0");
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path + " --k 3").exit_code,
             kExitUsage);
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + base).exit_code, kExitUsage);
 }
 
+// Usage errors: one stderr line with the documented prefix, the command the
+// parser reached and a suggestion when one is close; exit 2, nothing on stdout.
 TEST(CliTest, UsageErrors) {
-  EXPECT_EQ(Vigilo("").exit_code, kExitUsage);
-  EXPECT_EQ(Vigilo("frobnicate").exit_code, kExitUsage);
-  EXPECT_EQ(Vigilo("hash --sha256 --blake3 x").exit_code, kExitUsage);
-  EXPECT_EQ(Vigilo("json").exit_code, kExitUsage);
+  auto expect_usage = [](const std::string& args, const std::string& err) {
+    CliRun r = Vigilo(args);
+    EXPECT_EQ(r.exit_code, kExitUsage) << args;
+    EXPECT_EQ(r.err, err) << args;
+    EXPECT_EQ(r.out, "") << args;
+  };
+  expect_usage("", "vigilo: invalid_argument: a command is required: one of help, version, hash, json, dataset, "
+                   "parquet, index, store (see vigilo help)\n");
+  expect_usage("frobnicate", "vigilo: invalid_argument: unknown command 'frobnicate'\n");
+  expect_usage("indx inspect m.json", "vigilo: invalid_argument: unknown command 'indx' (did you mean index?)\n");
+  expect_usage("index biuld --input x", "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");
+  expect_usage("index query m.json --nprobes 3",
+               "vigilo: invalid_argument: index query: unknown flag --nprobes (did you mean --nprobe?)\n");
+  expect_usage("index query m.json --nprobes=3",
+               "vigilo: invalid_argument: index query: unknown flag --nprobes (did you mean --nprobe?)\n");
+  expect_usage("index query m.json --frobnicate", "vigilo: invalid_argument: index query: unknown flag --frobnicate\n");
+  expect_usage("index inspect", "vigilo: invalid_argument: index inspect: manifest is required\n");
+  expect_usage("hash --sha256 --blake3 x", "vigilo: invalid_argument: hash: --blake3 excludes --sha256\n");
+  expect_usage("json", "vigilo: invalid_argument: json: a command is required: one of canon, check (see vigilo help "
+                       "json)\n");
 }
 
 TEST(ExitCodeTest, TableIsStable) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.h"
+#include "output.h"
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
@@ -22,10 +23,17 @@
 namespace vigilo::cli {
 namespace {
 
-Status PrintJsonLine(const json::Value& value) {
-  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(value));
-  line.push_back('\n');
-  return WriteStdout(line);
+// A seed object (an ObjectRef) is printed verbatim, as canonical JSON, in
+// both output modes: it is the input of the next command (docs/cli.md).
+Status PrintSeedObject(const json::Value& value, const OutputFlags& flags) {
+  std::string text;
+  if (flags.pretty) {
+    VIGILO_ASSIGN_OR_RETURN(text, PrettyJson(value));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(text, json::ToCanonical(value));
+  }
+  text.push_back('\n');
+  return WriteStdout(text);
 }
 
 struct PackArgs {
@@ -37,6 +45,7 @@ struct PackArgs {
   uint64_t max_cases = cases::BatchLimits{}.max_cases;
   uint64_t max_bytes = cases::BatchLimits{}.max_bytes;
   std::string scratch;
+  OutputFlags output;
 };
 
 // Where the duplicate-ID sort spills: --scratch, else the system temporary
@@ -53,6 +62,7 @@ struct VerifyArgs {
   std::string store;
   std::string stores_file;
   std::string scratch;
+  OutputFlags output;
 };
 
 // The offline packer: a local directory, created if missing, whose objects
@@ -82,7 +92,7 @@ Status Pack(const PackArgs& args) {
     return writer.AddCase(c);
   }));
   VIGILO_ASSIGN_OR_RETURN(cases::WrittenDataset written, writer.Finish());
-  return PrintJsonLine(written.manifest_ref.ToJson());
+  return PrintSeedObject(written.manifest_ref.ToJson(), args.output);
 }
 
 // Reads the dataset a root reference names from the store --store names and
@@ -110,16 +120,16 @@ Status Verify(const VerifyArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary summary,
                           cases::ReadDataset(root, cases::BudgetConfig::Defaults(), ScratchDir(args.scratch),
                                              cases::StoreBytesFetch(resolve)));
-  json::Object o;
-  o.Set("batch_count", json::Value::Uint(summary.batch_count));
-  o.Set("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
-  o.Set("dataset_hash", json::Value(summary.manifest.dataset_hash));
-  o.Set("dataset_id", json::Value(summary.manifest.dataset_id));
-  o.Set("dataset_version_id", json::Value(summary.manifest.dataset_version_id.ToString()));
-  o.Set("index_page_count", json::Value::Uint(summary.index_page_count));
-  o.Set("object_bytes", json::Value::Uint(summary.object_bytes));
-  o.Set("verified", json::Value(true));
-  return PrintJsonLine(json::Value(std::move(o)));
+  Record r;
+  r.Add("verified", json::Value(true));
+  r.Add("dataset_id", json::Value(summary.manifest.dataset_id));
+  r.Add("dataset_hash", json::Value(summary.manifest.dataset_hash));
+  r.Add("dataset_version_id", json::Value(summary.manifest.dataset_version_id.ToString()));
+  r.Add("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
+  r.Add("batch_count", json::Value::Uint(summary.batch_count));
+  r.Add("index_page_count", json::Value::Uint(summary.index_page_count));
+  r.Add("object_bytes", json::Value::Uint(summary.object_bytes));
+  return PrintRecord(r, args.output);
 }
 
 }  // namespace
@@ -128,18 +138,23 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   auto* dataset = app.add_subcommand("dataset", "Evaluation datasets as case-storage objects");
   dataset->require_subcommand(1);
 
-  auto file = std::make_shared<std::string>();
+  struct IdentityArgs {
+    std::string file;
+    OutputFlags output;
+  };
+  auto id_args = std::make_shared<IdentityArgs>();
   auto* identity = dataset->add_subcommand(
       "identity", "Print the dataset hash, dataset-version UUID and case count of a dataset JSON file");
-  identity->add_option("file", *file, "Dataset JSON file")->required();
-  identity->callback([file, action] {
-    *action = [file]() -> Status {
-      VIGILO_ASSIGN_OR_RETURN(cases::DatasetIdentity id, cases::ComputeDatasetIdentity(*file));
-      json::Object o;
-      o.Set("case_count", json::Value::Uint(id.case_count));
-      o.Set("dataset_hash", json::Value(id.dataset_hash));
-      o.Set("dataset_version_id", json::Value(id.dataset_version_id.ToString()));
-      return PrintJsonLine(json::Value(std::move(o)));
+  identity->add_option("file", id_args->file, "Dataset JSON file")->required();
+  AddJsonFlags(identity, &id_args->output);
+  identity->callback([id_args, action] {
+    *action = [id_args]() -> Status {
+      VIGILO_ASSIGN_OR_RETURN(cases::DatasetIdentity id, cases::ComputeDatasetIdentity(id_args->file));
+      Record r;
+      r.Add("dataset_hash", json::Value(id.dataset_hash));
+      r.Add("dataset_version_id", json::Value(id.dataset_version_id.ToString()));
+      r.Add("case_count", json::Value::Uint(id.case_count));
+      return PrintRecord(r, id_args->output);
     };
   });
 
@@ -147,13 +162,18 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   auto* pack = dataset->add_subcommand(
       "pack", "Write a dataset as batches, index, source fields and manifest under a directory (create-if-absent)");
   pack->add_option("file", args->file, "Dataset JSON file")->required();
-  pack->add_option("--out", args->out, "Directory; each object's logical key is its path below it")->required();
-  pack->add_option("--attempt", args->attempt, "Upload attempt ID (a UUID) for the staging prefix")->required();
+  pack->add_option("-o,--out", args->out, "Directory; each object's logical key is its path below it")
+      ->required()
+      ->type_name("DIR");
+  pack->add_option("--attempt", args->attempt, "Upload attempt ID (a UUID) for the staging prefix")
+      ->required()
+      ->type_name("UUID");
   pack->add_option("--generation", args->generation, "Attempt generation (default 1)");
   pack->add_option("--alias", args->alias, "Storage alias recorded in references (default local)");
   pack->add_option("--max-cases", args->max_cases, "Cases per batch (default 100)");
   pack->add_option("--max-bytes", args->max_bytes, "Encoded bytes per batch (default 8 MiB)");
   pack->add_option("--scratch", args->scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
+  AddJsonFlags(pack, &args->output);
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
 
   auto verify_args = std::make_shared<VerifyArgs>();
@@ -161,15 +181,18 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
       "verify", "Read a packed dataset from its root reference and verify every object, record and identity");
   verify
       ->add_option("root", verify_args->root_file, "File holding the manifest's object reference (as `pack` prints it)")
-      ->required();
+      ->required()
+      ->type_name("ROOT_REF");
   verify->add_option("--store", verify_args->store,
                      "Store holding the objects: a configured alias, or a directory (a path with '/', or file://)")
-      ->required();
+      ->required()
+      ->type_name("SPEC");
   verify->add_option("--stores", verify_args->stores_file,
                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
                      "$XDG_DATA_HOME/vigilo/stores.json)");
   verify->add_option("--scratch", verify_args->scratch,
                      "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
+  AddJsonFlags(verify, &verify_args->output);
   verify->callback([verify_args, action] { *action = [verify_args] { return Verify(*verify_args); }; });
 }
 

@@ -2,9 +2,7 @@
 // `vigilo index validate MANIFEST [--manifest-only | --deep]`: the
 // validation levels of publication-v1.md §6 (manifest; footers, the default;
 // deep). Objects are read through a local store rooted at the manifest's
-// directory (index_io.h). Prints a one-line JSON summary.
-#include <unistd.h>
-
+// directory (index_io.h). Output follows docs/cli.md.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,6 +11,8 @@
 
 #include "commands.h"
 #include "index_io.h"
+#include "output.h"
+#include "progress.h"
 
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
@@ -30,36 +30,35 @@ struct ValidateArgs {
   std::string manifest;
   bool manifest_only = false;
   bool deep = false;
+  OutputFlags output;
 };
 
 Status Validate(const ValidateArgs& args) {
   const std::string& path = args.manifest;
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
   const ivf::Manifest& m = loaded.manifest;
-  json::Object o;
+  Record r;
+  r.Add("valid", json::Value(true));
+  r.Add("level", json::Value(args.manifest_only ? "manifest" : args.deep ? "deep" : "footers"));
+  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
+  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
+  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  r.Add("dimension", json::Value::Uint(m.index.dimension));
+  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
+  r.Add("nlist", json::Value::Uint(m.index.nlist));
+  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  r.Add("postings_files", json::Value::Uint(m.postings.size()));
+  r.Add("source", json::Value(m.source.has_value()));
   if (!args.manifest_only) {
     VIGILO_ASSIGN_OR_RETURN(ivf::ObjectCheckReport report, ivf::CheckPublicationObjects(m, *loaded.store, args.deep));
-    o.Set("objects", json::Value::Uint(report.objects));
-    o.Set("row-groups", json::Value::Uint(report.row_groups));
+    r.Add("objects", json::Value::Uint(report.objects));
+    r.Add("row_groups", json::Value::Uint(report.row_groups));
   }
-  o.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
-  o.Set("dimension", json::Value::Uint(m.index.dimension));
-  o.Set("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  o.Set("level", json::Value(args.manifest_only ? "manifest" : args.deep ? "deep" : "footers"));
-  o.Set("metric", json::Value(ivf::MetricName(m.index.metric)));
-  o.Set("nlist", json::Value::Uint(m.index.nlist));
-  o.Set("ntotal", json::Value::Uint(m.index.ntotal));
-  o.Set("postings-files", json::Value::Uint(m.postings.size()));
-  o.Set("roots", json::Value::Uint(m.hierarchy.roots()));
-  o.Set("source", json::Value(m.source.has_value()));
-  o.Set("valid", json::Value(true));
-  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
-  line.push_back('\n');
-  return WriteStdout(line);
+  return PrintRecord(r, args.output);
 }
 
 struct BuildArgs {
-  std::string input, vector_field = "vector", key, metric, encoding, format, out, scratch;
+  std::string input, input_flag, vector_field = "vector", key, metric, encoding, format, out, scratch;
   std::optional<uint32_t> nlist, roots;
   std::optional<uint64_t> sample;
   uint32_t iterations = 10;
@@ -68,49 +67,18 @@ struct BuildArgs {
   bool source = false;
   std::vector<std::string> columns;
   uint64_t source_row_group_rows = 1024;
-};
-
-// A one-line progress display on stderr: redrawn in place on a terminal,
-// one line per finished phase otherwise (logs stay readable).
-class ProgressBar {
- public:
-  ProgressBar() : tty_(::isatty(STDERR_FILENO) != 0) {}
-  void Update(std::string_view phase, uint64_t done, uint64_t total) {
-    if (phase != phase_) {
-      Finish();
-      phase_ = std::string(phase);
-    }
-    done_ = done;
-    total_ = total;
-    if (!tty_) return;
-    if (total > 0) {
-      int width = 30, filled = static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * width);
-      std::fprintf(stderr, "\r%-8s [%-*s] %llu/%llu", phase_.c_str(), width, std::string(filled, '#').c_str(),
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
-    } else {
-      std::fprintf(stderr, "\r%-8s %llu", phase_.c_str(), static_cast<unsigned long long>(done));
-    }
-  }
-  void Finish() {
-    if (phase_.empty()) return;
-    if (tty_) {
-      std::fprintf(stderr, "\n");
-    } else {
-      std::fprintf(stderr, "%s: %llu%s\n", phase_.c_str(), static_cast<unsigned long long>(done_),
-                   total_ ? ("/" + std::to_string(total_)).c_str() : "");
-    }
-    phase_.clear();
-  }
-
- private:
-  bool tty_;
-  std::string phase_;
-  uint64_t done_ = 0, total_ = 0;
+  bool quiet = false;
+  OutputFlags output;
 };
 
 Status Build(const BuildArgs& a) {
   ivf::BuildOptions o;
-  o.input = a.input;
+  // The input is positional; --input, its older spelling, still works.
+  if (a.input.empty() == a.input_flag.empty()) {
+    return InvalidArgument(a.input.empty() ? "the input file is required: vigilo index build FILE …"
+                                           : "give the input once: as FILE or as --input, not both");
+  }
+  o.input = a.input.empty() ? a.input_flag : a.input;
   o.input_options.vector_field = a.vector_field;
   if (!a.key.empty()) o.input_options.key_field = a.key;
   if (!a.format.empty()) {
@@ -135,88 +103,84 @@ Status Build(const BuildArgs& a) {
   o.source = a.source;
   o.source_columns = a.columns;
   o.source_layout.row_group_rows = a.source_row_group_rows;
-  ProgressBar bar;
+  Progress bar = Progress::ForStderr(a.quiet);
   o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
   auto built = ivf::BuildPublication(o);
   bar.Finish();
   if (!built.ok()) return built.status();
   const ivf::Manifest& m = built->manifest;
-  json::Object s;
-  s.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
-  s.Set("dimension", json::Value::Uint(m.index.dimension));
-  s.Set("empty-leaves", json::Value::Uint(built->empty_leaves));
-  s.Set("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  s.Set("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
-  s.Set("metric", json::Value(ivf::MetricName(m.index.metric)));
-  s.Set("nlist", json::Value::Uint(m.index.nlist));
-  s.Set("ntotal", json::Value::Uint(m.index.ntotal));
-  s.Set("postings-files", json::Value::Uint(m.postings.size()));
-  s.Set("roots", json::Value::Uint(m.hierarchy.roots()));
-  s.Set("sample", json::Value::Uint(built->sample_rows));
-  if (m.source) s.Set("source-files", json::Value::Uint(m.source->files.size()));
-  json::Object seconds;
-  seconds.Set("assign", json::Value::Double(built->seconds_assign));
-  seconds.Set("sample", json::Value::Double(built->seconds_sample));
-  if (m.source) seconds.Set("source", json::Value::Double(built->seconds_source));
-  seconds.Set("train", json::Value::Double(built->seconds_train));
-  seconds.Set("write", json::Value::Double(built->seconds_write));
-  s.Set("seconds", json::Value(std::move(seconds)));
-  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(s))));
-  line.push_back('\n');
-  return WriteStdout(line);
+  Record r;
+  r.Add("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
+  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
+  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
+  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  r.Add("dimension", json::Value::Uint(m.index.dimension));
+  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
+  r.Add("nlist", json::Value::Uint(m.index.nlist));
+  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  r.Add("sample", json::Value::Uint(built->sample_rows));
+  r.Add("empty_leaves", json::Value::Uint(built->empty_leaves));
+  r.Add("postings_files", json::Value::Uint(m.postings.size()));
+  if (m.source) r.Add("source_files", json::Value::Uint(m.source->files.size()));
+  Record seconds;
+  seconds.Add("sample", json::Value::Double(built->seconds_sample));
+  seconds.Add("train", json::Value::Double(built->seconds_train));
+  seconds.Add("assign", json::Value::Double(built->seconds_assign));
+  if (m.source) seconds.Add("source", json::Value::Double(built->seconds_source));
+  seconds.Add("write", json::Value::Double(built->seconds_write));
+  r.Add("seconds", std::move(seconds));
+  return PrintRecord(r, a.output);
 }
 
-json::Value SummaryValue(const ivf::SizeSummary& s) {
-  json::Object o;
-  o.Set("count", json::Value::Uint(s.count));
-  o.Set("max", json::Value::Uint(s.max));
-  o.Set("mean", json::Value::Double(s.mean));
-  o.Set("min", json::Value::Uint(s.min));
-  o.Set("p50", json::Value::Uint(s.p50));
-  o.Set("p90", json::Value::Uint(s.p90));
-  o.Set("p99", json::Value::Uint(s.p99));
-  return json::Value(std::move(o));
+Record SummaryRecord(const ivf::SizeSummary& s) {
+  Record r;
+  r.Add("count", json::Value::Uint(s.count));
+  r.Add("min", json::Value::Uint(s.min));
+  r.Add("mean", json::Value::Double(s.mean));
+  r.Add("p50", json::Value::Uint(s.p50));
+  r.Add("p90", json::Value::Uint(s.p90));
+  r.Add("p99", json::Value::Uint(s.p99));
+  r.Add("max", json::Value::Uint(s.max));
+  return r;
 }
 
 // `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
 // per part, from the manifest and the postings footers.
-Status Inspect(const std::string& path) {
+Status Inspect(const std::string& path, const OutputFlags& output) {
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
   const ivf::Manifest& m = loaded.manifest;
   VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, *loaded.store));
-  json::Object bytes;
-  bytes.Set("centroids", json::Value::Uint(shape.centroids_bytes));
-  bytes.Set("manifest", json::Value::Uint(loaded.bytes));
-  bytes.Set("postings", json::Value::Uint(shape.postings_bytes));
-  bytes.Set("source", json::Value::Uint(shape.source_bytes));
-  bytes.Set("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
+  Record bytes;
+  bytes.Add("manifest", json::Value::Uint(loaded.bytes));
+  bytes.Add("centroids", json::Value::Uint(shape.centroids_bytes));
+  bytes.Add("postings", json::Value::Uint(shape.postings_bytes));
+  bytes.Add("source", json::Value::Uint(shape.source_bytes));
+  bytes.Add("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
                                        loaded.bytes));
-  json::Object o;
-  o.Set("artifact-uuid", json::Value(m.artifact_uuid.ToString()));
-  o.Set("buckets", SummaryValue(shape.buckets));
-  o.Set("bytes", json::Value(std::move(bytes)));
-  o.Set("dimension", json::Value::Uint(m.index.dimension));
-  o.Set("empty-lists", json::Value::Uint(shape.empty_lists));
-  o.Set("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  o.Set("footer-bytes-read", json::Value::Uint(shape.footer_bytes_read));
-  o.Set("lists", SummaryValue(shape.lists));
-  o.Set("metric", json::Value(ivf::MetricName(m.index.metric)));
-  o.Set("nlist", json::Value::Uint(m.index.nlist));
-  o.Set("ntotal", json::Value::Uint(m.index.ntotal));
-  o.Set("postings-files", json::Value::Uint(m.postings.size()));
-  o.Set("postings-row-groups", json::Value::Uint(shape.postings_row_groups));
-  o.Set("roots", json::Value::Uint(m.hierarchy.roots()));
-  o.Set("source-rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
-  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
-  line.push_back('\n');
-  return WriteStdout(line);
+  Record r;
+  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
+  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
+  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  r.Add("dimension", json::Value::Uint(m.index.dimension));
+  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
+  r.Add("nlist", json::Value::Uint(m.index.nlist));
+  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  r.Add("empty_lists", json::Value::Uint(shape.empty_lists));
+  r.Add("postings_files", json::Value::Uint(m.postings.size()));
+  r.Add("postings_row_groups", json::Value::Uint(shape.postings_row_groups));
+  r.Add("source_rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
+  r.Add("lists", SummaryRecord(shape.lists));
+  r.Add("buckets", SummaryRecord(shape.buckets));
+  r.Add("bytes", std::move(bytes));
+  r.Add("footer_bytes_read", json::Value::Uint(shape.footer_bytes_read));
+  return PrintRecord(r, output);
 }
 
 struct QueryArgs {
   std::string manifest, vector, queries;
   uint32_t k = 10, nprobe = 16;
   std::vector<std::string> columns;
-  bool json = false;
+  OutputFlags output;
 };
 
 // The requested payload columns of every hit, from the source table
@@ -248,34 +212,30 @@ Status Query(const QueryArgs& a) {
   options.nprobe = a.nprobe;
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, *loaded.store, std::move(queries), options));
   VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, *loaded.store, result, a.columns));
+  // One row per hit: the query, the rank, the key under its own name, the
+  // distance, then the payload columns. Key and payload values arrive as
+  // JSON text (KeyJson, SourceRows) and are parsed back into values.
   const std::string& key_name = manifest->index.source_key[0].name;
-  VIGILO_ASSIGN_OR_RETURN(std::string key_label, json::ToCanonical(json::Value(key_name)));
-  std::vector<std::string> column_labels;
-  for (const std::string& c : a.columns) {
-    VIGILO_ASSIGN_OR_RETURN(std::string label, json::ToCanonical(json::Value(c)));
-    column_labels.push_back(std::move(label));
-  }
-  std::string out;
-  if (!a.json) {
-    out = "query\trank\t" + key_name + "\t_distance";
-    for (const std::string& c : a.columns) out += "\t" + c;
-    out += "\n";
-  }
+  std::vector<std::string> columns = {"query", "rank", key_name, "_distance"};
+  columns.insert(columns.end(), a.columns.begin(), a.columns.end());
+  std::vector<Record> rows;
+  rows.reserve(result.hits.size());
   for (size_t i = 0; i < result.hits.size(); ++i) {
     const ivf::QueryHit& h = result.hits[i];
     VIGILO_ASSIGN_OR_RETURN(std::string key, KeyJson(result.keys, i));
-    if (a.json) {
-      out += "{\"query\":" + std::to_string(h.query) + ",\"rank\":" + std::to_string(h.rank) + "," + key_label + ":" +
-             key + ",\"_distance\":" + FloatText(h.distance);
-      for (size_t c = 0; c < a.columns.size(); ++c) out += "," + column_labels[c] + ":" + payload.Value(i, c);
-      out += "}\n";
-    } else {
-      out += std::to_string(h.query) + "\t" + std::to_string(h.rank) + "\t" + key + "\t" + FloatText(h.distance);
-      for (size_t c = 0; c < a.columns.size(); ++c) out += "\t" + payload.Value(i, c);
-      out += "\n";
+    Record r;
+    r.Add("query", json::Value::Uint(h.query)).Add("rank", json::Value::Uint(h.rank));
+    VIGILO_ASSIGN_OR_RETURN(json::Value key_value, json::Parse(key));
+    r.Add(key_name, std::move(key_value));
+    VIGILO_ASSIGN_OR_RETURN(json::Value distance, json::Parse(FloatText(h.distance)));
+    r.Add("_distance", std::move(distance));
+    for (size_t c = 0; c < a.columns.size(); ++c) {
+      VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(payload.Value(i, c)));
+      r.Add(a.columns[c], std::move(value));
     }
+    rows.push_back(std::move(r));
   }
-  return WriteStdout(out);
+  return PrintTable(columns, rows, a.output);
 }
 
 }  // namespace
@@ -285,12 +245,13 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   index->require_subcommand(1);
   auto b = std::make_shared<BuildArgs>();
   auto* build = index->add_subcommand("build", "Build a vector publication (IVF-LVQ4/LVQ8) from a vector file");
-  build->add_option("--input", b->input, "Parquet, .fvecs, .bvecs, .npy or .jsonl file")->required();
+  build->add_option("input", b->input, "Parquet, .fvecs, .bvecs, .npy or .jsonl file")->type_name("FILE");
+  build->add_option("--input", b->input_flag, "The input file, as a flag (same as FILE)")->type_name("FILE");
   build->add_option("--format", b->format, "Input format, overriding the extension (parquet|fvecs|bvecs|npy|jsonl)");
   build->add_option("--vector-field", b->vector_field, "Vector column (Parquet/JSONL), or the name recorded (default vector)");
   build->add_option("--key", b->key, "Key column (Parquet/JSONL); default: the row position as a long named id");
-  build->add_option("--metric", b->metric, "l2_squared or cosine")->required();
-  build->add_option("--encoding", b->encoding, "lvq4 or lvq8")->required();
+  build->add_option("--metric", b->metric, "l2_squared or cosine")->required()->type_name("l2_squared|cosine");
+  build->add_option("--encoding", b->encoding, "lvq4 or lvq8")->required()->type_name("lvq4|lvq8");
   build->add_option("--nlist", b->nlist, "Leaf centroids (default about 4*sqrt(N))");
   build->add_option("--roots", b->roots, "Root buckets (default about sqrt(nlist))");
   build->add_option("--sample", b->sample, "Training vectors (default min(N, 256*nlist))");
@@ -302,7 +263,11 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_flag("--source", b->source, "Also publish a source table: the key (dense long) and the --columns");
   build->add_option("--columns", b->columns, "Source columns (default: every input column)")->delimiter(',');
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
-  build->add_option("--out", b->out, "Publication directory (must not hold a publication yet)")->required();
+  build->add_option("-o,--out", b->out, "Publication directory (must not hold a publication yet)")
+      ->required()
+      ->type_name("DIR");
+  build->add_flag("-q,--quiet", b->quiet, "No progress bar (one is drawn on stderr only when it is a terminal)");
+  AddJsonFlags(build, &b->output);
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
 
   auto q = std::make_shared<QueryArgs>();
@@ -310,17 +275,25 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   query->add_option("manifest", q->manifest, "Path of manifest.json (objects are read beside it)")->required();
   query->add_option("--vector", q->vector, "One query as a JSON array, e.g. [0.1,0.2,…]");
   query->add_option("--queries", q->queries, "Query file: .fvecs, .bvecs, .npy, or .jsonl lines of JSON arrays");
-  query->add_option("--k", q->k, "Results per query (default 10)");
+  query->add_option("-k,--k", q->k, "Results per query (default 10)");
   query->add_option("--nprobe", q->nprobe, "Leaf lists probed per query (default 16)");
   query->add_option("--columns", q->columns, "Payload columns from the source table, e.g. --columns title,label")
       ->delimiter(',');
-  query->add_flag("--json", q->json, "One JSON object per result: query, rank, key, _distance, then the --columns");
+  query->add_flag("--json", q->output.json,
+                  "One canonical JSON object per hit: query, rank, the key, _distance and the --columns");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });
 
-  auto inspected = std::make_shared<std::string>();
+  struct InspectArgs {
+    std::string manifest;
+    OutputFlags output;
+  };
+  auto inspected = std::make_shared<InspectArgs>();
   auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part");
-  inspect->add_option("manifest", *inspected, "Path of manifest.json (objects are read beside it)")->required();
-  inspect->callback([inspected, action] { *action = [inspected] { return Inspect(*inspected); }; });
+  inspect->add_option("manifest", inspected->manifest, "Path of manifest.json (objects are read beside it)")->required();
+  AddJsonFlags(inspect, &inspected->output);
+  inspect->callback([inspected, action] {
+    *action = [inspected] { return Inspect(inspected->manifest, inspected->output); };
+  });
 
   auto args = std::make_shared<ValidateArgs>();
   auto* validate = index->add_subcommand(
@@ -329,6 +302,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   auto* only = validate->add_flag("--manifest-only", args->manifest_only, "Check manifest.json alone, read no object");
   validate->add_flag("--deep", args->deep, "Also check every object's SHA-256 and the values (code lengths, keys)")
       ->excludes(only);
+  AddJsonFlags(validate, &args->output);
   validate->callback([args, action] { *action = [args] { return Validate(*args); }; });
 
   RegisterIndexEval(index, action);

@@ -6,7 +6,7 @@
 // local store rooted at the manifest's directory, the manifest's file name
 // being its key (failures name objects by their manifest paths).
 //
-// Success: one canonical-JSON summary line on stdout. Failure: each failure
+// Success: a summary on stdout (docs/cli.md: key-value text, or --json). Failure: each failure
 // as one "vigilo: <code>: <where>: <message>" line on stderr; the exit status
 // is the first failure's. Without --all only the first failure is found;
 // with --all every failure, then a count line.
@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "index_io.h"
+#include "output.h"
 #include "vigilo/ivf/publication_verify.h"
 #include "vigilo/json/write.h"
 
@@ -27,6 +28,7 @@ struct VerifyArgs {
   bool all = false;
   bool any_uuid = false;
   uint64_t max_buffer = uint64_t{256} << 20;
+  OutputFlags output;
 };
 
 Status Verify(const VerifyArgs& a) {
@@ -45,21 +47,19 @@ Status Verify(const VerifyArgs& a) {
     return Status(r.failures.front().code(),
                   std::to_string(n) + (n == 1 ? " failure" : " failures") + " in " + a.manifest);
   }
-  json::Object o;
-  o.Set("bytes-hashed", json::Value::Uint(r.bytes_hashed));
-  o.Set("bytes-read", json::Value::Uint(r.bytes_read));
-  o.Set("column-chunks", json::Value::Uint(r.column_chunks));
-  o.Set("largest-read", json::Value::Uint(r.largest_read));
-  o.Set("level", json::Value("verify"));
-  o.Set("manifest-bytes", json::Value::Uint(r.manifest_bytes));
-  o.Set("objects", json::Value::Uint(r.objects));
-  o.Set("row-groups", json::Value::Uint(r.row_groups));
-  o.Set("rows", json::Value::Uint(r.rows));
-  o.Set("source-rows", json::Value::Uint(r.source_rows));
-  o.Set("valid", json::Value(true));
-  VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
-  line.push_back('\n');
-  return WriteStdout(line);
+  Record o;
+  o.Add("valid", json::Value(true));
+  o.Add("level", json::Value("verify"));
+  o.Add("objects", json::Value::Uint(r.objects));
+  o.Add("rows", json::Value::Uint(r.rows));
+  o.Add("source_rows", json::Value::Uint(r.source_rows));
+  o.Add("row_groups", json::Value::Uint(r.row_groups));
+  o.Add("column_chunks", json::Value::Uint(r.column_chunks));
+  o.Add("manifest_bytes", json::Value::Uint(r.manifest_bytes));
+  o.Add("bytes_read", json::Value::Uint(r.bytes_read));
+  o.Add("bytes_hashed", json::Value::Uint(r.bytes_hashed));
+  o.Add("largest_read", json::Value::Uint(r.largest_read));
+  return PrintRecord(o, a.output);
 }
 
 }  // namespace
@@ -75,6 +75,7 @@ void RegisterIndexVerify(CLI::App* index, Action* action) {
       ->check(CLI::PositiveNumber);
   verify->add_flag("--any-uuid", a->any_uuid,
                    "Accept an artifact-uuid that is not derived from the manifest's content (other builders)");
+  AddJsonFlags(verify, &a->output);
   verify->callback([a, action] { *action = [a] { return Verify(*a); }; });
 }
 

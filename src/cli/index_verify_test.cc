@@ -92,19 +92,28 @@ const char* kPostings0 = "ivf_postings/cid_bucket=000000/part-000000.parquet";
 const char* kPostings1 = "ivf_postings/cid_bucket=000001/part-000000.parquet";
 const char* kSource0 = "source/part-000000.parquet";
 
-TEST_F(IndexVerifyTest, AValidPublicationPrintsOneSummaryLine) {
+TEST_F(IndexVerifyTest, AValidPublicationPrintsOneSummary) {
   std::filesystem::path p = Copy("ok");
-  CliRun r = Vigilo("index verify " + (p / "manifest.json").string());
+  CliRun r = Vigilo("index verify --json " + (p / "manifest.json").string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   ASSERT_EQ(Lines(r.out).size(), 1u) << r.out;
-  EXPECT_EQ(r.out.rfind("{\"bytes-hashed\":", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"bytes_hashed\":", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(",\"level\":\"verify\","), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",\"rows\":400,\"source-rows\":400,\"valid\":true}\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",\"rows\":400,\"source_rows\":400,\"valid\":true}\n"), std::string::npos) << r.out;
   // --all changes nothing for a valid publication.
-  CliRun all = Vigilo("index verify --all " + (p / "manifest.json").string());
+  CliRun all = Vigilo("index verify --all --json " + (p / "manifest.json").string());
   EXPECT_EQ(all.exit_code, 0) << all.err;
   EXPECT_EQ(all.out, r.out);
+  // The default is the key-value text, the same fields.
+  CliRun text = Vigilo("index verify " + (p / "manifest.json").string());
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  std::vector<std::string> lines = Lines(text.out);
+  ASSERT_EQ(lines.size(), 11u) << text.out;
+  EXPECT_EQ(lines[0], "valid           true");
+  EXPECT_EQ(lines[1], "level           verify");
+  EXPECT_EQ(lines[3], "rows            400");
+  EXPECT_EQ(lines[4], "source_rows     400");
 }
 
 TEST_F(IndexVerifyTest, AFlippedByteNamesTheObjectAndExits6) {

@@ -1,18 +1,27 @@
 // vigilo: the command-line front end. Parsing and dispatch only; the work is
-// in the libraries, and every failure arrives here as a Status.
+// in the libraries, and every failure arrives here as a Status. The
+// conventions every command follows are in docs/cli.md.
 #include <cstdio>
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "usage.h"
+
+#ifndef VIGILO_VERSION
+#define VIGILO_VERSION "unknown"
+#endif
 
 int main(int argc, char** argv) {
   // Line-sized writes (json canon --lines, parquet cat) go out in 1 MiB
   // chunks instead of one write(2) per 4 KiB.
   static char stdout_buffer[1 << 20];
   std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
-  CLI::App app{"vigilo: immutable, content-addressed vector publications and case storage"};
+  CLI::App app{"vigilo: immutable, content-addressed vector publications and case storage", "vigilo"};
   app.require_subcommand(1);
+  app.set_version_flag("-V,--version", std::string("vigilo ") + VIGILO_VERSION);
+  app.footer("Run 'vigilo help COMMAND' for a command's flags. Conventions: docs/cli.md");
   vigilo::cli::Action action;
+  vigilo::cli::RegisterHelpCommand(app, &action);
   vigilo::cli::RegisterVersionCommand(app, &action);
   vigilo::cli::RegisterHashCommand(app, &action);
   vigilo::cli::RegisterJsonCommands(app, &action);
@@ -23,8 +32,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : vigilo::cli::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "vigilo: %s\n", vigilo::cli::UsageMessage(app, e).c_str());
+    return vigilo::cli::kExitUsage;
   }
   if (!action) return vigilo::cli::kExitUsage;
   vigilo::Status status = action();

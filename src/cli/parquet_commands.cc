@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "output.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 #include "vigilo/parquet/compression.h"
@@ -153,7 +154,37 @@ std::string JoinPath(const std::vector<std::string>& path) {
   return out;
 }
 
-Status Inspect(const std::string& path) {
+// Text: the file's summary, then one row per leaf column with its bytes
+// summed over the row groups. --json: the whole footer as one document.
+Status PrintInspectText(const FileMetaData& md, const std::vector<ColumnDescriptor>& columns, const Array& leaves) {
+  std::vector<uint64_t> compressed(columns.size()), uncompressed(columns.size());
+  for (const RowGroup& rg : md.row_groups) {
+    for (size_t c = 0; c < rg.columns.size() && c < columns.size(); ++c) {
+      if (!rg.columns[c].meta_data) continue;
+      compressed[c] += static_cast<uint64_t>(std::max<int64_t>(0, rg.columns[c].meta_data->total_compressed_size));
+      uncompressed[c] += static_cast<uint64_t>(std::max<int64_t>(0, rg.columns[c].meta_data->total_uncompressed_size));
+    }
+  }
+  Record summary;
+  summary.Add("num_rows", Value::Int(md.num_rows));
+  summary.Add("row_groups", Value::Uint(md.row_groups.size()));
+  summary.Add("columns", Value::Uint(columns.size()));
+  summary.Add("created_by", md.created_by ? Value(*md.created_by) : Value());
+  VIGILO_RETURN_IF_ERROR(PrintRecord(summary, OutputFlags{}));
+  std::vector<Record> rows;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const Object& leaf = leaves[c].as_object();
+    Record r;
+    for (const char* key : {"path", "physical_type", "shape"}) r.Add(key, *leaf.Find(key));
+    r.Add("compressed_bytes", Value::Uint(compressed[c]));
+    r.Add("uncompressed_bytes", Value::Uint(uncompressed[c]));
+    rows.push_back(std::move(r));
+  }
+  VIGILO_RETURN_IF_ERROR(WriteStdout("\n"));
+  return PrintTable({"path", "physical_type", "shape", "compressed_bytes", "uncompressed_bytes"}, rows, OutputFlags{});
+}
+
+Status Inspect(const std::string& path, const OutputFlags& output) {
   VIGILO_ASSIGN_OR_RETURN(LocalParquetFile file, LocalParquetFile::Open(path));
   const Footer& footer = file.footer();
   const FileMetaData& md = footer.metadata;
@@ -241,7 +272,13 @@ Status Inspect(const std::string& path) {
   top.Set("schema", Value(std::move(schema)));
   top.Set("leaves", Value(std::move(leaves)));
   top.Set("row_groups", Value(std::move(row_groups)));
-  VIGILO_ASSIGN_OR_RETURN(std::string out, json::ToCanonical(Value(std::move(top))));
+  if (!output.json && !output.pretty) return PrintInspectText(md, columns, top.Find("leaves")->as_array());
+  std::string out;
+  if (output.pretty) {
+    VIGILO_ASSIGN_OR_RETURN(out, PrettyJson(Value(std::move(top))));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(out, json::ToCanonical(Value(std::move(top))));
+  }
   out.push_back('\n');
   return WriteStdout(out);
 }
@@ -337,10 +374,18 @@ void RegisterParquetCommands(CLI::App& app, Action* action) {
   auto* parquet = app.add_subcommand("parquet", "Read Parquet files");
   parquet->require_subcommand(1);
 
-  auto inspect_file = std::make_shared<std::string>();
-  auto* inspect = parquet->add_subcommand("inspect", "Print a file's schema, row groups and column chunks as JSON");
-  inspect->add_option("file", *inspect_file, "Parquet file")->required();
-  inspect->callback([inspect_file, action] { *action = [inspect_file] { return Inspect(*inspect_file); }; });
+  struct InspectArgs {
+    std::string file;
+    OutputFlags output;
+  };
+  auto inspect_args = std::make_shared<InspectArgs>();
+  auto* inspect = parquet->add_subcommand(
+      "inspect", "Summarize a file's columns; with --json its whole footer: schema, row groups, column chunks");
+  inspect->add_option("file", inspect_args->file, "Parquet file")->required();
+  AddJsonFlags(inspect, &inspect_args->output);
+  inspect->callback([inspect_args, action] {
+    *action = [inspect_args] { return Inspect(inspect_args->file, inspect_args->output); };
+  });
 
   auto cat_args = std::make_shared<CatArgs>();
   auto* cat = parquet->add_subcommand("cat", "Print rows as canonical JSON objects, one per line");

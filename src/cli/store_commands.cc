@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "output.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/json/value.h"
@@ -27,7 +28,7 @@ namespace {
 struct CleanupArgs {
   std::string store;
   std::string stores_file;
-  bool json = false;
+  OutputFlags output;
 };
 
 // SIGINT → CancelToken. CancelToken::Cancel takes a mutex, which a signal
@@ -78,30 +79,22 @@ class InterruptCancels {
   bool installed_ = false;
 };
 
-// A store that could not be opened has no counts to show: its error goes
-// to stderr (and into the JSON line).
-Status PrintReport(const control::CleanupReport& report, bool opened, bool as_json) {
-  if (as_json) {
-    json::Object o;
-    o.Set("claimed", json::Value::Uint(report.claimed));
-    o.Set("deleted", json::Value::Uint(report.deleted));
-    if (!report.status.ok()) o.Set("error", json::Value(report.status.ToString()));
-    o.Set("remaining", json::Value::Uint(report.remaining));
-    o.Set("store", json::Value(report.store));
-    VIGILO_ASSIGN_OR_RETURN(std::string line, json::ToCanonical(json::Value(std::move(o))));
-    return WriteStdout(line + "\n");
-  }
-  if (!opened) return Status::Ok();
-  return WriteStdout("store " + report.store + ": deleted " + std::to_string(report.deleted) + " of " +
-                     std::to_string(report.claimed) + " due keys; " + std::to_string(report.remaining) +
-                     " recorded keys remain\n");
+// One row per store drained: what was claimed, deleted and remains, and
+// the error of a store that could not be drained (also on stderr).
+Record ReportRecord(const control::CleanupReport& report) {
+  Record r;
+  r.Add("store", json::Value(report.store));
+  r.Add("claimed", json::Value::Uint(report.claimed));
+  r.Add("deleted", json::Value::Uint(report.deleted));
+  r.Add("remaining", json::Value::Uint(report.remaining));
+  if (!report.status.ok()) r.Add("error", json::Value(report.status.ToString()));
+  return r;
 }
 
 // One store: resolve it for writing (cleanup deletes), name it as the
 // ledger does, drain it.
 struct StoreOutcome {
   control::CleanupReport report;
-  bool opened = false;
 };
 
 StoreOutcome DrainStore(control::ControlStore& ledger, const store::StoreConfig& config, const std::string& spec,
@@ -118,7 +111,6 @@ StoreOutcome DrainStore(control::ControlStore& ledger, const store::StoreConfig&
     out.report.status = id.status();
     return out;
   }
-  out.opened = true;
   out.report = control::DrainCleanup(ledger, *id, *resolved->store, store::DefaultGovernor(), &cancel);
   return out;
 }
@@ -130,7 +122,7 @@ Status Cleanup(const CleanupArgs& args) {
   // No control database yet means no attempt was ever recorded: nothing to do.
   Result<std::unique_ptr<control::ControlStore>> opened = control::OpenDefaultControlStore({.create = false});
   if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
-    return args.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
+    return args.output.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
   }
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> ledger, std::move(opened));
   store::CancelToken cancel;
@@ -141,17 +133,23 @@ Status Cleanup(const CleanupArgs& args) {
     outcomes.push_back(DrainStore(*ledger, config, args.store, std::nullopt, cancel));
   } else {
     VIGILO_ASSIGN_OR_RETURN(std::vector<std::string> due, ledger->StoresWithDueCleanup());
-    if (due.empty() && !args.json) return WriteStdout("no cleanup work is due\n");
+    if (due.empty() && !args.output.json) return WriteStdout("no cleanup work is due\n");
     for (const std::string& id : due) {
       if (cancel.cancelled()) break;
       outcomes.push_back(DrainStore(*ledger, config, control::StoreSpecForLedgerId(id), id, cancel));
     }
   }
   Status first;
+  std::vector<Record> rows;
+  bool any_error = false;
   for (const StoreOutcome& outcome : outcomes) {
-    VIGILO_RETURN_IF_ERROR(PrintReport(outcome.report, outcome.opened, args.json));
+    rows.push_back(ReportRecord(outcome.report));
+    any_error = any_error || !outcome.report.status.ok();
     if (first.ok() && !outcome.report.status.ok()) first = outcome.report.status;
   }
+  std::vector<std::string> columns = {"store", "claimed", "deleted", "remaining"};
+  if (any_error) columns.push_back("error");
+  VIGILO_RETURN_IF_ERROR(PrintTable(columns, rows, args.output));
   if (cancel.cancelled() && first.ok()) first = Cancelled("interrupted; unfinished cleanup stays recorded");
   return first;
 }
@@ -172,7 +170,7 @@ void RegisterStoreCommands(CLI::App& app, Action* action) {
   cleanup->add_option("--stores", args->stores_file,
                       "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
                       "$XDG_DATA_HOME/vigilo/stores.json)");
-  cleanup->add_flag("--json", args->json, "One canonical JSON line per store");
+  AddJsonFlag(cleanup, &args->output);
   cleanup->callback([args, action] { *action = [args] { return Cleanup(*args); }; });
 }
 

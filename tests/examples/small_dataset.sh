@@ -20,7 +20,7 @@ diff -r "$out/objects/datasets" "$example/datasets"
 done)
 echo "regenerated: identical bytes; README table current"
 
-"$vigilo" dataset verify "$example/root-reference.json" --store "$example" > "$out/verify.json"
+"$vigilo" dataset verify "$example/root-reference.json" --store "$example" --json > "$out/verify.json"
 cat "$out/verify.json"
 want() { grep -o "\"$1\":\"[^\"]*\"" "$fixture/expected.json"; }
 grep -q "$(want dataset_hash)" "$out/verify.json"

@@ -44,12 +44,12 @@ fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 node "$root/tests/ivf_interop/make_inputs.mjs" "$tmp" "$rows" >/dev/null 2>"$tmp/inputs.err" ||
   die "make_inputs.mjs failed: $(head -c 600 "$tmp/inputs.err")"
 
-# build NAME ARGS...: `vigilo index build ARGS... --out $tmp/NAME`; stdout must be one JSON object line.
+# build NAME ARGS...: `vigilo index build ARGS... --json --out $tmp/NAME`; stdout must be one JSON object line.
 build() {
   local name=$1
   shift
   local rc=0
-  "$vigilo" index build "$@" --out "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+  "$vigilo" index build "$@" --json --out "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
   if [[ $rc -ne 0 ]]; then
     fail "$name: vigilo index build exited $rc: $(tail -c 600 "$tmp/$name.err")"
     return 1
