@@ -8,6 +8,7 @@
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/ivf/types.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/column_view.h"
 
@@ -111,18 +112,50 @@ std::string KeyBytes(const parquet::DecodedColumn& keys, Kind kind, size_t i) {
   return out;
 }
 
-// Every row group's CID (exact statistics), first row and chunk ranges.
-Result<std::vector<PostingsGroup>> IndexPostingsFooter(const std::string& path,
-                                                                         const parquet::Footer& footer) {
+// Every row group's CID (exact statistics), first row and chunk ranges,
+// checked against the manifest before any row is scored (P-POS-05/06, the
+// file's [min-cid, max-cid] and its bucket's CID interval): a footer that
+// disagrees — a file swapped with another bucket's, an edited statistic — is
+// an IntegrityError naming the file (and row group), never a wrong answer.
+// With these checks a file's row groups of a probed CID are exactly the rows
+// of that CID in the file: the first and last CIDs are present, and a CID
+// strictly between them without a row group is an empty leaf (legal).
+Result<std::vector<PostingsGroup>> IndexPostingsFooter(const Manifest& m, const PostingsFile& file,
+                                                       const parquet::Footer& footer) {
+  const std::string& path = file.object.path;
+  const std::vector<uint64_t>& offsets = m.hierarchy.cid_offsets;
+  if (file.cid_bucket + 1 >= offsets.size()) {  // a validated manifest never gets here
+    return InvalidFormat("cid-bucket " + std::to_string(file.cid_bucket) + " is not a root of the hierarchy")
+        .WithPath(path);
+  }
+  const uint64_t bucket_begin = offsets[file.cid_bucket], bucket_end = offsets[file.cid_bucket + 1];
   std::vector<PostingsGroup> groups;
   uint64_t first_row = 0;
   for (size_t g = 0; g < footer.metadata.row_groups.size(); ++g) {
     const parquet::RowGroup& rg = footer.metadata.row_groups[g];
-    VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(rg, path + ": row group " + std::to_string(g)));
+    const std::string where = path + ": row group " + std::to_string(g);
+    VIGILO_ASSIGN_OR_RETURN(int32_t cid, PostingsRowGroupCid(rg, where));
+    const auto wide = static_cast<uint64_t>(cid);  // used only once cid >= 0 is known
+    if (cid < 0 || wide < bucket_begin || wide >= bucket_end) {
+      return IntegrityError("row group holds CID " + std::to_string(cid) + ", outside the CIDs of the file's bucket " +
+                            std::to_string(file.cid_bucket) + " [" + std::to_string(bucket_begin) + ", " +
+                            std::to_string(bucket_end) + ")")
+          .WithPath(where);
+    }
+    if (wide < file.min_cid || wide > file.max_cid) {
+      return IntegrityError("row group holds CID " + std::to_string(cid) + ", outside the file's [min-cid, max-cid] [" +
+                            std::to_string(file.min_cid) + ", " + std::to_string(file.max_cid) + "]")
+          .WithPath(where);
+    }
+    if (!groups.empty() && static_cast<uint32_t>(cid) < groups.back().cid) {
+      return IntegrityError("row group holds CID " + std::to_string(cid) + " after CID " +
+                            std::to_string(groups.back().cid) + "; CIDs must not decrease within a file")
+          .WithPath(where);
+    }
     VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, g));
     if (plan.size() != 5) {
       return InvalidFormat("a postings row group has " + std::to_string(plan.size()) + " columns; 5 are required")
-          .WithPath(path + ": row group " + std::to_string(g));
+          .WithPath(where);
     }
     PostingsGroup group;
     group.cid = static_cast<uint32_t>(cid);
@@ -134,6 +167,23 @@ Result<std::vector<PostingsGroup>> IndexPostingsFooter(const std::string& path,
     }
     groups.push_back(group);
     first_row += static_cast<uint64_t>(rg.num_rows);
+  }
+  // The CIDs are in range and in order; the manifest's bounds must be held.
+  if (groups.empty()) return IntegrityError("postings file has no row groups").WithPath(path);
+  if (groups.front().cid != file.min_cid) {
+    return IntegrityError("no row group holds CID " + std::to_string(file.min_cid) +
+                          ", the file's min-cid (the first holds CID " + std::to_string(groups.front().cid) + ")")
+        .WithPath(path);
+  }
+  if (groups.back().cid != file.max_cid) {
+    return IntegrityError("no row group holds CID " + std::to_string(file.max_cid) +
+                          ", the file's max-cid (the last holds CID " + std::to_string(groups.back().cid) + ")")
+        .WithPath(path);
+  }
+  if (first_row != file.rows) {
+    return IntegrityError("file holds " + std::to_string(first_row) + " rows; the manifest says " +
+                          std::to_string(file.rows))
+        .WithPath(path);
   }
   return groups;
 }
@@ -229,12 +279,23 @@ Status QueryRun::Advance() {
     ListContext ctx;
     std::vector<float> distance(nlist);
     std::vector<uint32_t> order(nlist);
-    for (const auto& q : queries_) {
+    for (size_t qi = 0; qi < queries_.size(); ++qi) {
+      const std::vector<float>& q = queries_[qi];
       VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, q, zero, ctx));
       ScoreBlock(ctx,
                  RowBlock{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
                           reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()},
                  distance.data());
+      // The query's input domain: its distance to every leaf centroid (each
+      // checked finite when decoded) must be a finite float32. Beyond it the
+      // ranking would be arbitrary and every postings row would score
+      // non-finite; the query is at fault, named before anything is scored.
+      if (auto bad = std::find_if(distance.begin(), distance.end(), [](float x) { return !std::isfinite(x); });
+          bad != distance.end()) {
+        return InvalidArgument("query " + std::to_string(qi) + ": its " + std::string(MetricName(m.index.metric)) +
+                               " distance to centroid " + std::to_string(bad - distance.begin()) +
+                               " overflows float32; its values are too large");
+      }
       for (uint32_t c = 0; c < nlist; ++c) order[c] = c;
       std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end(),
                         [&](uint32_t a, uint32_t b) { return distance[a] != distance[b] ? distance[a] < distance[b] : a < b; });
@@ -341,7 +402,7 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
         if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
           // Cached first: the groups point into the cached footer.
           const parquet::Footer& cached = reader_.footers_.emplace(file, std::move(*footer)).first->second;
-          auto groups = IndexPostingsFooter(f.object.path, cached);
+          auto groups = IndexPostingsFooter(m, f, cached);
           std::vector<parquet::ColumnDescriptor> columns;
           for (size_t leaf = 1; leaf < 5 && groups.ok(); ++leaf) {
             auto column = parquet::DescribeColumn(cached.metadata.schema, cached.schema, leaf);
@@ -549,8 +610,11 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         auto& heap = top[q];
         for (size_t i = 0; i < n; ++i) {
           if (!std::isfinite(distance[i])) {
+            // The query is in its domain (ranking checked it), so the row is at fault.
+            const bool finite_params = std::isfinite(offsets[i]) && std::isfinite(scales[i]);
             return InvalidFormat("postings row " + std::to_string(slice.first_row + i) +
-                                 " scores a non-finite distance (offset or scale not finite)")
+                                 " scores a non-finite distance (offset or scale " +
+                                 (finite_params ? "too large)" : "not finite)"))
                 .WithPath(path);
           }
           const float dist = distance[i];

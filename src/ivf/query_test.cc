@@ -351,6 +351,16 @@ TEST_P(QueryTest, RefusesWrongCodeLengthsAndNonFiniteRows) {
   st = query_with(nan);
   EXPECT_EQ(st.code(), StatusCode::kInvalidFormat) << st.ToString();
   EXPECT_EQ(st.message(), "postings row 0 scores a non-finite distance (offset or scale not finite)");
+  EXPECT_EQ(st.path(), path);
+  // Row 0's offset finite but so large that its distance overflows: the row
+  // is at fault, not the query (whose distances to the centroids are finite).
+  std::vector<uint8_t> huge = original;
+  const float too_large = 3e38f;
+  std::memcpy(&huge[values_at(2)], &too_large, 4);
+  st = query_with(huge);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidFormat) << st.ToString();
+  EXPECT_EQ(st.message(), "postings row 0 scores a non-finite distance (offset or scale too large)");
+  EXPECT_EQ(st.path(), path);
   EXPECT_TRUE(query_with(original).ok());
 }
 

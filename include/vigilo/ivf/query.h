@@ -18,7 +18,8 @@
 // Steps: the centroids object (once per reader) → every leaf centroid ranked
 // globally, the nprobe nearest CIDs → the postings files whose [min-cid,
 // max-cid] hold them, from the manifest alone → their footers (one
-// speculative tail read; cached), CID statistics checked → only the selected
+// speculative tail read; cached), CID statistics checked against the
+// manifest (file range, bucket interval, order, row count) → only the selected
 // row groups' key/offset/scale/code chunks, adjacent ranges coalesced →
 // scored → top-k by (_distance, postings order).
 #pragma once
@@ -121,7 +122,10 @@ class PublicationReader {
 class QueryRun {
  public:
   // Queries are d floats each (normalized here for cosine). InvalidArgument
-  // for a wrong dimension, k or nprobe of 0, or a non-finite value.
+  // for a wrong dimension, k or nprobe of 0, or a non-finite value, and —
+  // here when the centroids are cached, else from the Supply that brings
+  // them — for a query whose distance to a centroid overflows float32
+  // ("query 3: …"; docs/format/ivf-query.md, Ranking).
   static Result<std::unique_ptr<QueryRun>> Start(PublicationReader& reader, std::vector<std::vector<float>> queries,
                                                  QueryOptions options);
 
