@@ -12,6 +12,7 @@
 
 #include "exit_codes.h"
 #include "output.h"
+#include "vigilo/parquet/writer.h"
 
 namespace vigilo::cli {
 namespace {
@@ -435,10 +436,12 @@ TEST(CliTest, IndexBuildThenValidate) {
   // Row 33 is its own nearest neighbour at distance 0 with every list probed.
   CliRun query = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] -k 2 --nprobe 10 --json");
   EXPECT_EQ(query.exit_code, 0) << query.err;
-  EXPECT_EQ(query.out.substr(0, query.out.find('\n')), "{\"_distance\":0,\"id\":33,\"query\":0,\"rank\":0}") << query.out;
+  EXPECT_EQ(query.out.substr(0, query.out.find('\n')), "{\"_distance\":0,\"_row\":33,\"query\":0,\"rank\":0}")
+      << query.out;
   EXPECT_EQ(std::count(query.out.begin(), query.out.end(), '\n'), 2);
   CliRun query_text = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] -k 2 --nprobe 10");
-  EXPECT_EQ(TableRow(query_text.out, 0), (std::vector<std::string>{"query", "rank", "id", "_distance"})) << query_text.out;
+  EXPECT_EQ(TableRow(query_text.out, 0), (std::vector<std::string>{"query", "rank", "_row", "_distance"}))
+      << query_text.out;
   EXPECT_EQ(TableRow(query_text.out, 1), (std::vector<std::string>{"0", "0", "33", "0"})) << query_text.out;
   CliRun wrong = Vigilo("index query " + out + "/manifest.json --vector [1,2,3]");
   EXPECT_EQ(wrong.exit_code, kExitUsage);
@@ -493,7 +496,7 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   const std::string manifest = out + "/manifest.json";
   CliRun q = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector --json");
   ASSERT_EQ(q.exit_code, 0) << q.err;
-  std::string want = "{\"_distance\":0,\"id\":33,\"query\":0,\"rank\":0,\"vector\":[";
+  std::string want = "{\"_distance\":0,\"_row\":33,\"query\":0,\"rank\":0,\"vector\":[";
   for (int j = 0; j < 4; ++j) {
     char buf[32];
     double v = static_cast<float>(9 + j) + static_cast<float>(5) * 0.01f;  // row 33, as float, widened
@@ -502,9 +505,10 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   }
   EXPECT_EQ(q.out.substr(0, q.out.find('\n')), want + "]}") << q.out;
   CliRun table = Vigilo("index query " + manifest + " --queries " + queries + " --k 1 --nprobe 10 --columns vector");
-  EXPECT_EQ(TableRow(table.out, 0), (std::vector<std::string>{"query", "rank", "id", "_distance", "vector"}));
+  EXPECT_EQ(TableRow(table.out, 0), (std::vector<std::string>{"query", "rank", "_row", "_distance", "vector"}));
   EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns nope").exit_code, 8);
-  EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns id").exit_code, kExitUsage);
+  EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns _row").exit_code, kExitUsage);
+  EXPECT_EQ(Vigilo("index query " + manifest + " --queries " + queries + " --columns id").exit_code, 8);
 
   // Ground truth: each query's exhaustive top-2 ids.
   CliRun exact = Vigilo("index query " + manifest + " --queries " + queries + " --k 2 --nprobe 10");
@@ -539,6 +543,110 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path + " --k 3").exit_code,
             kExitUsage);
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + base).exit_code, kExitUsage);
+}
+
+// A Parquet table of 300 rows as a user has it: `key_name` (long, 1000000 −
+// 7i: not the row positions), text ("doc-i") and emb (4 floats, row i's
+// first one i²/16, so each row's nearest other row is the one before it).
+void WriteIdTable(const std::string& path, const std::string& key_name) {
+  std::vector<parquet::ColumnSpec> cols(3);
+  cols[0].name = key_name;
+  cols[0].kind = parquet::ColumnKind::kInt64;
+  cols[1].name = "text";
+  cols[1].kind = parquet::ColumnKind::kString;
+  cols[2].name = "emb";
+  cols[2].kind = parquet::ColumnKind::kFloatList;
+  auto sink = parquet::FileSink::Create(path);
+  ASSERT_TRUE(sink.ok());
+  auto w = parquet::FileWriter::Open(cols, {}, sink->get());
+  ASSERT_TRUE(w.ok());
+  std::vector<int64_t> ids, offsets{0};
+  std::vector<std::string> texts;
+  std::vector<float> elems;
+  for (int i = 0; i < 300; ++i) {
+    ids.push_back(1000000 - 7 * i);
+    texts.push_back("doc-" + std::to_string(i));
+    for (int j = 0; j < 4; ++j) elems.push_back(static_cast<float>(i * i) / 16 + static_cast<float>(j));
+    offsets.push_back(static_cast<int64_t>(elems.size()));
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  ASSERT_TRUE((*w)->BeginRowGroup().ok());
+  ASSERT_TRUE((*w)->WriteInt64(0, ids).ok());
+  ASSERT_TRUE((*w)->WriteByteArray(1, views).ok());
+  ASSERT_TRUE((*w)->WriteFloatList(2, offsets, elems).ok());
+  ASSERT_TRUE((*w)->EndRowGroup().ok());
+  ASSERT_TRUE((*w)->Finish().ok());
+  ASSERT_TRUE((*sink)->Close().ok());
+}
+
+// Issue 18's first trap: built without --key, the key is the row position
+// `_row`; the user's own `id` column is a payload column, unchanged, that
+// `--columns id` returns; the vector column is not copied by default.
+TEST(CliTest, IndexBuildKeepsTheUsersIdColumn) {
+  std::string input = TempPath("ids.parquet");
+  WriteIdTable(input, "id");
+  std::string out = TempPath("ids-pub");
+  std::filesystem::remove_all(out);
+  CliRun built = Vigilo("index build " + input + " --vector-field emb --metric l2_squared --encoding lvq8 --nlist 8 "
+                        "--source -q -o " + out);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  std::string manifest = ReadFile(out + "/manifest.json");
+  EXPECT_NE(manifest.find("\"source-key\":[{\"name\":\"_row\",\"type\":\"long\"}]"), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"source\":{\"columns\":[{\"name\":\"_row\",\"type\":\"long\"},{\"name\":\"id\",\"type\":"
+                          "\"long\"},{\"name\":\"text\",\"type\":\"string\"}],"),
+            std::string::npos)
+      << manifest;
+  // Row 33's vector: itself first, then row 32 (rows 1000000 − 7·33 and − 7·32 in the user's ids).
+  std::string query = "index query " + out + "/manifest.json --vector [68.0625,69.0625,70.0625,71.0625] -k 2 "
+                      "--nprobe 8 --columns id,text";
+  CliRun q = Vigilo(query);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(TableRow(q.out, 0), (std::vector<std::string>{"query", "rank", "_row", "_distance", "id", "text"}));
+  std::vector<std::string> first = TableRow(q.out, 1), second = TableRow(q.out, 2);
+  ASSERT_EQ(first.size(), 6u) << q.out;
+  ASSERT_EQ(second.size(), 6u) << q.out;
+  EXPECT_EQ((std::vector<std::string>{first[2], first[4], first[5]}),
+            (std::vector<std::string>{"33", "999769", "doc-33"}));
+  EXPECT_EQ((std::vector<std::string>{second[2], second[4], second[5]}),
+            (std::vector<std::string>{"32", "999776", "doc-32"}));
+  CliRun json = Vigilo(query + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(",\"_row\":33,\"id\":999769,\"query\":0,\"rank\":0,\"text\":\"doc-33\"}\n"),
+            std::string::npos)
+      << json.out;
+  // The vector column was not copied: asking for it names the columns there are.
+  CliRun emb = Vigilo("index query " + out + "/manifest.json --vector [0,1,2,3] --columns emb");
+  EXPECT_EQ(emb.exit_code, 8) << emb.err;
+  EXPECT_EQ(emb.out, "");
+}
+
+// An input column named like the generated key is refused before anything
+// is made, saying what to do; --key names the key and the build goes ahead.
+TEST(CliTest, IndexBuildRefusesAColumnNamedLikeTheGeneratedKey) {
+  std::string input = TempPath("rows.parquet");
+  WriteIdTable(input, "_row");
+  std::string out = TempPath("rows-pub");
+  std::filesystem::remove_all(out);
+  std::string build = "index build " + input + " --vector-field emb --metric l2_squared --encoding lvq8 --nlist 8 "
+                      "--source -q -o " + out;
+  CliRun refused = Vigilo(build);
+  EXPECT_EQ(refused.exit_code, kExitUsage);
+  EXPECT_EQ(refused.err, "vigilo: invalid_argument: " + input + ": the input has a column named \"_row\", the name "
+                         "of the row-position key a build without --key publishes; pass --key COLUMN to key the "
+                         "publication by a column of yours, or rename \"_row\"\n");
+  EXPECT_EQ(refused.out, "");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  CliRun keyed = Vigilo(build + " --key _row");  // 1000000 − 7i is not dense from zero: refused too
+  EXPECT_EQ(keyed.exit_code, kExitUsage);
+  EXPECT_EQ(keyed.err, "vigilo: invalid_argument: " + input + ": --source needs a long key equal to the row "
+                       "position (0, 1, 2, …); the key \"_row\" in row group 0 (rows 0…299) ranges over "
+                       "997907…1000000 (the file's statistics)\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  CliRun no_source = Vigilo("index build " + input + " --vector-field emb --key _row --metric l2_squared "
+                            "--encoding lvq8 --nlist 8 -q --json -o " + out);
+  ASSERT_EQ(no_source.exit_code, 0) << no_source.err;
+  EXPECT_NE(ReadFile(out + "/manifest.json").find("\"source-key\":[{\"name\":\"_row\",\"type\":\"long\"}]"),
+            std::string::npos);
 }
 
 // Usage errors: one stderr line with the documented prefix, the command the

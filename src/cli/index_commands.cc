@@ -249,7 +249,9 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--input", b->input_flag, "The input file, as a flag (same as FILE)")->type_name("FILE");
   build->add_option("--format", b->format, "Input format, overriding the extension (parquet|fvecs|bvecs|npy|jsonl)");
   build->add_option("--vector-field", b->vector_field, "Vector column (Parquet/JSONL), or the name recorded (default vector)");
-  build->add_option("--key", b->key, "Key column (Parquet/JSONL); default: the row position as a long named id");
+  build->add_option("--key", b->key,
+                    "Key column (Parquet/JSONL); default: the row position, a long named _row (an input column "
+                    "named _row then needs --key or a new name)");
   build->add_option("--metric", b->metric, "l2_squared or cosine")->required()->type_name("l2_squared|cosine");
   build->add_option("--encoding", b->encoding, "lvq4 or lvq8")->required()->type_name("lvq4|lvq8");
   build->add_option("--nlist", b->nlist, "Leaf centroids (default about 4*sqrt(N))");
@@ -260,8 +262,13 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--threads", b->threads, "Worker threads (default 2)");
   build->add_option("--scratch", b->scratch,
                     "Directory in which a private spill directory is made, removed afterwards (default --out)");
-  build->add_flag("--source", b->source, "Also publish a source table: the key (dense long) and the --columns");
-  build->add_option("--columns", b->columns, "Source columns (default: every input column)")->delimiter(',');
+  build->add_flag("--source", b->source,
+                  "Also publish a source table of the key (a long 0, 1, 2, ...) and the --columns, for "
+                  "index query --columns to return");
+  build->add_option("--columns", b->columns,
+                    "Source columns (default: every input column except the key and the vector column; the "
+                    "vector column when there is no other, as in .fvecs, .bvecs, .npy, JSONL)")
+      ->delimiter(',');
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
   build->add_option("-o,--out", b->out, "Publication directory (must not hold a publication yet)")
       ->required()

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "builder_dirs.h"
 #include "builder_spill.h"
@@ -147,6 +148,9 @@ Result<std::vector<PostingsFile>> WritePostings(const BuildOptions& o, const Ind
   return writer->Finish();
 }
 
+// publication-v1.md §2.6 (P-SRC-03): row-group-rows is 1…2^31 − 1.
+constexpr uint64_t kMaxSourceRowGroupRows = 2147483647;
+
 Status CheckOptions(const BuildOptions& o, uint64_t n, uint32_t nlist, uint32_t roots, uint64_t sample) {
   if (nlist == 0 || nlist > n) {
     return InvalidArgument("--nlist must be 1 to the number of vectors (" + std::to_string(n) + "), got " +
@@ -161,6 +165,22 @@ Status CheckOptions(const BuildOptions& o, uint64_t n, uint32_t nlist, uint32_t 
   }
   if (o.iterations == 0) return InvalidArgument("--iterations must be positive");
   if (o.threads == 0) return InvalidArgument("threads must be positive");
+  return Status::Ok();
+}
+
+// Without a key column the key is kGeneratedKeyName; an input column of
+// that name would be shadowed by it (in query output, in the source table),
+// so it is refused, saying what to do.
+Status RefuseShadowedColumn(const VectorInput& input) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<std::string> names, InputColumnNames(input));
+  for (const std::string& name : names) {
+    if (name == kGeneratedKeyName) {
+      return InvalidArgument("the input has a column named \"" + name + "\", the name of the row-position key " +
+                             "a build without --key publishes; pass --key COLUMN to key the publication by a " +
+                             "column of yours, or rename \"" + name + "\"")
+          .WithPath(input.path());
+    }
+  }
   return Status::Ok();
 }
 
@@ -181,8 +201,9 @@ Status RefuseExistingManifest(store::ObjectStore& store, const BuildOptions& o) 
 // Passes 4 and 5, the self-check, then manifest.json: every object is
 // created (through `writes`) and checked before the manifest makes the
 // publication visible.
-Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& index, const Field& key,
-                    const Trained& t, const SpillWriter& spill, store::OwnedWrites& writes, BuildSummary& summary) {
+Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& index,
+                    const std::optional<SourcePlan>& source_plan, const Trained& t, const SpillWriter& spill,
+                    store::OwnedWrites& writes, BuildSummary& summary) {
   const uint64_t n = index.ntotal;
   auto t3 = Clock::now();
   Manifest m;
@@ -192,10 +213,10 @@ Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& 
   m.hierarchy = Hierarchy{t.cid_offsets, centroids};
   VIGILO_ASSIGN_OR_RETURN(m.postings, WritePostings(o, index, t, spill, writes));
   summary.seconds_write = Since(t3);
-  if (o.source) {
+  if (source_plan) {
     auto t4 = Clock::now();
     Report(o, "source", 0, n);
-    VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(input, key, o.source_columns, writes, o.source_layout));
+    VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(input, *source_plan, writes, o.source_layout));
     Report(o, "source", n, n);
     m.source = std::move(source);
     summary.seconds_source = Since(t4);
@@ -239,8 +260,12 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
   VIGILO_RETURN_IF_ERROR(store::RequireWritable(store, o.out.empty() ? "output" : o.out));
   VIGILO_RETURN_IF_ERROR(RefuseExistingManifest(store, o));
   VIGILO_ASSIGN_OR_RETURN(auto input, OpenVectorInput(o.input, o.input_options));
-  Field key{"id", ColumnType{ColumnType::Kind::kLong, 0}};
-  if (input->key_field()) key = Field{input->key_field()->name, input->key_field()->type};
+  Field key{std::string(kGeneratedKeyName), ColumnType{ColumnType::Kind::kLong, 0}};
+  if (input->key_field()) {
+    key = Field{input->key_field()->name, input->key_field()->type};
+  } else {
+    VIGILO_RETURN_IF_ERROR(RefuseShadowedColumn(*input));
+  }
   IndexSpec index{input->vector_field(), o.metric, o.encoding, input->dimension(), 0, 0, {key}};
   // The manifest's name rules, before any work.
   Manifest probe;
@@ -249,6 +274,15 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
   probe.index.nlist = probe.index.ntotal = 1;
   if (Status s = ValidateManifest(probe); s.path().rfind("$.index", 0) == 0) {
     return InvalidArgument(std::string(s.message())).WithPath(std::string(s.path()));
+  }
+  // What the source table will hold is known from the schema: refused now, not after the passes.
+  std::optional<SourcePlan> source;
+  if (o.source) {
+    if (o.source_layout.row_group_rows == 0 || o.source_layout.row_group_rows > kMaxSourceRowGroupRows) {
+      return InvalidArgument("--source-row-group-rows must be 1 to " + std::to_string(kMaxSourceRowGroupRows) +
+                             ", got " + std::to_string(o.source_layout.row_group_rows));
+    }
+    VIGILO_ASSIGN_OR_RETURN(source, PlanSource(*input, key, o.source_columns));
   }
 
   BuildSummary summary;
@@ -295,7 +329,7 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
   for (uint64_t r : spill.cid_rows()) summary.empty_leaves += r == 0;
 
   store::OwnedWrites writes(store);
-  Status written = WriteObjects(*input, o, index, key, t, spill, writes, summary);
+  Status written = WriteObjects(*input, o, index, source, t, spill, writes, summary);
   if (!written.ok()) {
     // Only the objects this build created go (never one that was there before).
     Status rolled_back = writes.RollBack();

@@ -10,13 +10,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "store_test_support.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/parquet/local_file.h"
 #include "vigilo/parquet/writer.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
@@ -79,6 +82,64 @@ class BuilderTest : public testing::Test {
     return *ReadFileToString((dir_ / out / "manifest.json").string(), 1 << 20);
   }
 
+  // A Parquet file of 300 rows in two row groups of 150: `key` (long,
+  // key_of(i), or i + key_shift at row 200), emb (the first 300 vectors),
+  // title (string, null every 7th row), score (double), day (date).
+  void WriteParquet(const std::string& path, const std::string& key, int64_t key_shift,
+                    const std::function<int64_t(size_t)>& key_of = nullptr) const {
+    using parquet::ColumnKind;
+    std::vector<parquet::ColumnSpec> cols(5);
+    cols[0].name = key;
+    cols[0].kind = ColumnKind::kInt64;
+    cols[1].name = "emb";
+    cols[1].kind = ColumnKind::kFloatList;
+    cols[2].name = "title";
+    cols[2].kind = ColumnKind::kString;
+    cols[2].optional = true;
+    cols[3].name = "score";
+    cols[3].kind = ColumnKind::kDouble;
+    cols[4].name = "day";
+    cols[4].kind = ColumnKind::kDate;
+    auto sink = parquet::FileSink::Create(path);
+    ASSERT_TRUE(sink.ok());
+    auto w = parquet::FileWriter::Open(cols, {}, sink->get());
+    ASSERT_TRUE(w.ok());
+    for (size_t g = 0; g < 2; ++g) {
+      std::vector<int64_t> keys, offsets{0};
+      std::vector<float> elems;
+      std::vector<std::string> titles;
+      std::vector<uint8_t> title_valid;
+      std::vector<double> scores;
+      std::vector<int32_t> days;
+      for (size_t i = g * 150; i < (g + 1) * 150; ++i) {
+        keys.push_back(key_of ? key_of(i) : static_cast<int64_t>(i) + (i == 200 ? key_shift : 0));
+        elems.insert(elems.end(), data_.begin() + static_cast<std::ptrdiff_t>(i * kD),
+                     data_.begin() + static_cast<std::ptrdiff_t>((i + 1) * kD));
+        offsets.push_back(static_cast<int64_t>(elems.size()));
+        titles.push_back("t" + std::to_string(i));
+        title_valid.push_back(i % 7 != 0);
+        scores.push_back(static_cast<double>(i) / 3);
+        days.push_back(static_cast<int32_t>(19000 + i));
+      }
+      std::vector<std::string_view> views(titles.begin(), titles.end());
+      ASSERT_TRUE((*w)->BeginRowGroup().ok());
+      ASSERT_TRUE((*w)->WriteInt64(0, keys).ok());
+      ASSERT_TRUE((*w)->WriteFloatList(1, offsets, elems).ok());
+      ASSERT_TRUE((*w)->WriteByteArray(2, views, title_valid).ok());
+      ASSERT_TRUE((*w)->WriteDouble(3, scores).ok());
+      ASSERT_TRUE((*w)->WriteInt32(4, days).ok());
+      ASSERT_TRUE((*w)->EndRowGroup().ok());
+    }
+    ASSERT_TRUE((*w)->Finish().ok());
+    ASSERT_TRUE((*sink)->Close().ok());
+  }
+  // "name type" per source column.
+  static std::vector<std::string> SourceSchema(const SourceSpec& source) {
+    std::vector<std::string> out;
+    for (const Field& f : source.columns) out.push_back(f.name + " " + f.type.ToString());
+    return out;
+  }
+
   std::filesystem::path dir_;
   std::vector<float> data_;
 };
@@ -92,7 +153,7 @@ TEST_F(BuilderTest, BuildsAValidExactlyReconstructiblePublication) {
   EXPECT_EQ(m.index.nlist, 16u);
   EXPECT_EQ(m.hierarchy.roots(), 4u);
   EXPECT_EQ(m.index.vector_field, "vector");
-  EXPECT_EQ(m.index.source_key, (std::vector<Field>{Field{"id", ColumnType{ColumnType::Kind::kLong, 0}}}));
+  EXPECT_EQ(m.index.source_key, (std::vector<Field>{Field{"_row", ColumnType{ColumnType::Kind::kLong, 0}}}));
   EXPECT_EQ(built->sample_rows, kN);
   auto deep = CheckPublicationObjects(m, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
@@ -209,8 +270,9 @@ TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
   const auto& source = built->manifest.source;
   ASSERT_TRUE(source.has_value());
   EXPECT_EQ(source->rows, kN);
-  EXPECT_EQ(source->key, "id");
-  EXPECT_EQ(source->columns, (std::vector<Field>{Field{"id", ColumnType{ColumnType::Kind::kLong, 0}},
+  EXPECT_EQ(source->key, "_row");
+  // An .fvecs file has no column but its vector: the default copies it.
+  EXPECT_EQ(source->columns, (std::vector<Field>{Field{"_row", ColumnType{ColumnType::Kind::kLong, 0}},
                                                  Field{"vector", ColumnType{ColumnType::Kind::kFloatList, 0}}}));
   ASSERT_GT(source->files.size(), 1u);
   for (const SourceFile& f : source->files) EXPECT_EQ(f.row_begin % 300, 0u);
@@ -234,54 +296,7 @@ TEST_F(BuilderTest, CopiesASourceTableFromVectors) {
 
 // A Parquet input with a long key and payload columns of several types.
 TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
-  using parquet::ColumnKind;
-  std::vector<parquet::ColumnSpec> cols(5);
-  cols[0].name = "row";
-  cols[0].kind = ColumnKind::kInt64;
-  cols[1].name = "emb";
-  cols[1].kind = ColumnKind::kFloatList;
-  cols[2].name = "title";
-  cols[2].kind = ColumnKind::kString;
-  cols[2].optional = true;
-  cols[3].name = "score";
-  cols[3].kind = ColumnKind::kDouble;
-  cols[4].name = "day";
-  cols[4].kind = ColumnKind::kDate;
-  auto make = [&](const std::string& path, int64_t key_shift) {
-    auto sink = parquet::FileSink::Create(path);
-    ASSERT_TRUE(sink.ok());
-    auto w = parquet::FileWriter::Open(cols, {}, sink->get());
-    ASSERT_TRUE(w.ok());
-    for (size_t g = 0; g < 2; ++g) {  // two row groups of 150
-      std::vector<int64_t> keys, offsets{0};
-      std::vector<float> elems;
-      std::vector<std::string> titles;
-      std::vector<uint8_t> title_valid;
-      std::vector<double> scores;
-      std::vector<int32_t> days;
-      for (size_t i = g * 150; i < (g + 1) * 150; ++i) {
-        keys.push_back(static_cast<int64_t>(i) + (i == 200 ? key_shift : 0));
-        elems.insert(elems.end(), data_.begin() + static_cast<std::ptrdiff_t>(i * kD),
-                     data_.begin() + static_cast<std::ptrdiff_t>((i + 1) * kD));
-        offsets.push_back(static_cast<int64_t>(elems.size()));
-        titles.push_back("t" + std::to_string(i));
-        title_valid.push_back(i % 7 != 0);
-        scores.push_back(static_cast<double>(i) / 3);
-        days.push_back(static_cast<int32_t>(19000 + i));
-      }
-      std::vector<std::string_view> views(titles.begin(), titles.end());
-      ASSERT_TRUE((*w)->BeginRowGroup().ok());
-      ASSERT_TRUE((*w)->WriteInt64(0, keys).ok());
-      ASSERT_TRUE((*w)->WriteFloatList(1, offsets, elems).ok());
-      ASSERT_TRUE((*w)->WriteByteArray(2, views, title_valid).ok());
-      ASSERT_TRUE((*w)->WriteDouble(3, scores).ok());
-      ASSERT_TRUE((*w)->WriteInt32(4, days).ok());
-      ASSERT_TRUE((*w)->EndRowGroup().ok());
-    }
-    ASSERT_TRUE((*w)->Finish().ok());
-    ASSERT_TRUE((*sink)->Close().ok());
-  };
-  make((dir_ / "in.parquet").string(), 0);
+  WriteParquet((dir_ / "in.parquet").string(), "row", 0);
   BuildOptions o = StoreOptions();
   o.input = (dir_ / "in.parquet").string();
   o.input_options.vector_field = "emb";
@@ -293,73 +308,233 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   store::MemoryStore store;
   auto built = BuildPublication(o, store);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
-  const auto& source = *built->manifest.source;
-  std::vector<std::string> names;
-  std::vector<std::string> types;
-  for (const Field& f : source.columns) {
-    names.push_back(f.name);
-    types.push_back(f.type.ToString());
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"row", "emb", "title", "score", "day"}));
-  EXPECT_EQ(types, (std::vector<std::string>{"long", "list<float>", "string", "double", "date"}));
+  // By default: every column but the key and the vector, in file order.
+  EXPECT_EQ(SourceSchema(*built->manifest.source),
+            (std::vector<std::string>{"row long", "title string", "score double", "day date"}));
   auto deep = CheckPublicationObjects(built->manifest, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
-  auto file = StoredParquet::Open(store, source.files[0].object.path);
+  auto file = StoredParquet::Open(store, built->manifest.source->files[0].object.path);
   ASSERT_TRUE(file.ok());
-  auto titles = file->ReadColumnChunk(1, 2);  // rows 64…127; row 70 is null (70 % 7 == 0)
+  auto titles = file->ReadColumnChunk(1, 1);  // rows 64…127; row 70 is null (70 % 7 == 0)
   ASSERT_TRUE(titles.ok());
   EXPECT_EQ(titles->row_valid[70 - 64], 0);
   EXPECT_EQ(titles->row_valid[71 - 64], 1);
 
-  // Keys that are not the row positions: refused before any object is written.
-  make((dir_ / "gap.parquet").string(), 1000);
+  // --columns: in the order given, the vector column when named.
+  o.source_columns = {"score", "emb"};
+  store::MemoryStore chosen;
+  built = BuildPublication(o, chosen);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(SourceSchema(*built->manifest.source),
+            (std::vector<std::string>{"row long", "score double", "emb list<float>"}));
+  EXPECT_TRUE(CheckPublicationObjects(built->manifest, chosen, true).ok());
+
+  // Keys that are not the row positions. Where the footer's statistics show
+  // it (row 200's key is 1200), refused before any pass.
+  o.source_columns.clear();
+  WriteParquet((dir_ / "gap.parquet").string(), "row", 1000);
   o.input = (dir_ / "gap.parquet").string();
+  o.progress = [](std::string_view phase, uint64_t, uint64_t) { ADD_FAILURE() << "a pass began: " << phase; };
   store::MemoryStore gap_store;
   RecordingStore recorded(gap_store);
   auto gap = BuildPublication(o, recorded);
   EXPECT_EQ(gap.status().code(), StatusCode::kInvalidArgument) << gap.status().ToString();
-  EXPECT_NE(gap.status().message().find("row 200 has another key"), std::string::npos) << gap.status().ToString();
+  EXPECT_EQ(gap.status().message(),
+            "--source needs a long key equal to the row position (0, 1, 2, …); the key \"row\" in row group 1 "
+            "(rows 150…299) ranges over 150…1200 (the file's statistics)");
+  EXPECT_EQ(gap.status().path(), o.input);
   EXPECT_EQ(gap_store.object_count(), 0u);
   EXPECT_EQ(recorded.gets, 1);  // the manifest probe; no create was even begun
+  // Keys 200 and 201 swapped: the statistics cannot tell; the assign pass
+  // does, before any object is written.
+  WriteParquet((dir_ / "swap.parquet").string(), "row", 0, [](size_t i) {
+    return static_cast<int64_t>(i == 200 ? 201 : i == 201 ? 200 : i);
+  });
+  o.input = (dir_ / "swap.parquet").string();
+  o.progress = nullptr;
+  store::MemoryStore swap_store;
+  RecordingStore swap_recorded(swap_store);
+  auto swapped = BuildPublication(o, swap_recorded);
+  EXPECT_EQ(swapped.status().code(), StatusCode::kInvalidArgument) << swapped.status().ToString();
+  EXPECT_EQ(swapped.status().message(),
+            "--source needs a long key equal to the row position (0, 1, 2, …); row 200 has another key");
+  EXPECT_EQ(swap_store.object_count(), 0u);
+  EXPECT_EQ(swap_recorded.gets, 1);
+}
 
-  // A source column the input does not have fails after the postings were
-  // written: they are removed again, and a corrected retry succeeds.
-  o.input = (dir_ / "in.parquet").string();
-  o.source_columns = {"title", "nope"};
-  store::MemoryStore failed;
-  failed.Overwrite("notes.txt", "not the build's");
-  auto missing = BuildPublication(o, failed);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("no source column \"nope\""), std::string::npos)
-      << missing.status().ToString();
-  EXPECT_EQ(failed.Keys(), std::vector<std::string>{"notes.txt"});
-  o.source_columns = {"title"};
-  auto retried = BuildPublication(o, failed);
-  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
-  EXPECT_TRUE(CheckPublicationObjects(retried->manifest, failed, true).ok());
-  EXPECT_EQ(failed.Peek("notes.txt"), "not the build's");
+// Everything about the source table that the input's schema decides is
+// refused before the first pass: nothing is read past the footer, nothing
+// is written, each with its exact message.
+TEST_F(BuilderTest, RefusesSourceColumnProblemsBeforeAnyPass) {
+  WriteParquet((dir_ / "in.parquet").string(), "row", 0);
+  std::string path = (dir_ / "in.parquet").string();
+  struct Case {
+    std::optional<std::string> key;
+    std::vector<std::string> columns;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"row", {"title", "nope"},
+       "no source column \"nope\" (columns: \"row\", \"emb\", \"title\", \"score\", \"day\")"},
+      {"row", {"row"}, "--columns lists the key \"row\"; it is always the first source column"},
+      {std::nullopt, {"_row"}, "--columns lists the key \"_row\"; it is always the first source column"},
+      {"row", {"title", "score", "title"}, "--columns lists \"title\" twice"},
+      {"day", {}, "--source needs a long key dense from zero; the key \"day\" is date"},
+  };
+  for (const Case& c : cases) {
+    BuildOptions o = StoreOptions();
+    o.input = path;
+    o.input_options.vector_field = "emb";
+    o.input_options.key_field = c.key;
+    o.source = true;
+    o.source_columns = c.columns;
+    o.progress = [](std::string_view phase, uint64_t, uint64_t) { ADD_FAILURE() << "a pass began: " << phase; };
+    store::MemoryStore store;
+    RecordingStore recorded(store);
+    auto built = BuildPublication(o, recorded);
+    EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument) << built.status().ToString();
+    EXPECT_EQ(built.status().message(), c.message);
+    EXPECT_EQ(store.object_count(), 0u);
+    EXPECT_EQ(recorded.gets, 1);  // the manifest probe
+  }
+  // A column of a type a source table cannot hold (DuckDB's UINTEGER: INT32 UINT_32).
+  BuildOptions typed = StoreOptions();
+  typed.input = std::string(VIGILO_SOURCE_DIR) + "/src/parquet/testdata/duckdb_v1_snappy.parquet";
+  typed.input_options.vector_field = "dv";
+  typed.source = true;
+  typed.source_columns = {"name", "u32"};
+  typed.progress = [](std::string_view phase, uint64_t, uint64_t) { ADD_FAILURE() << "a pass began: " << phase; };
+  store::MemoryStore typed_store;
+  auto refused = BuildPublication(typed, typed_store);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "column \"u32\" (INT32 with an annotation) cannot be copied into a source table: source columns are "
+            "boolean, int, long, float, double, string, binary, date, fixed(L) or list<float>");
+  EXPECT_EQ(refused.status().path(), typed.input);
+  EXPECT_EQ(typed_store.object_count(), 0u);
+  // A JSONL input's other members are not copied (yet): said before a pass too.
+  std::ofstream(dir_ / "words.jsonl") << "{\"vector\":[1,2],\"word\":\"a\"}\n{\"vector\":[3,4],\"word\":\"b\"}\n";
+  BuildOptions o = StoreOptions();
+  o.input = (dir_ / "words.jsonl").string();
+  o.nlist = o.roots = 1;
+  o.source = true;
+  o.source_columns = {"word"};
+  store::MemoryStore store;
+  EXPECT_EQ(BuildPublication(o, store).status().message(),
+            "--columns: \"word\" cannot be copied: the source table of a jsonl input holds its key and its vector "
+            "column \"vector\" only (JSONL payload columns are not supported yet)");
+  EXPECT_EQ(store.object_count(), 0u);
+}
+
+// The issue-18 trap: a build without --key publishes the row position as
+// `_row`, and the input's own `id` column (values that are not the row
+// positions) is carried into the source table unchanged; the vector column
+// is not copied by default.
+TEST_F(BuilderTest, NeverShadowsTheInputsOwnIdColumn) {
+  std::string path = (dir_ / "ids.parquet").string();
+  WriteParquet(path, "id", 0, [](size_t i) { return static_cast<int64_t>(77353 + 11 * i); });
+  BuildOptions o = StoreOptions();
+  o.input = path;
+  o.input_options.vector_field = "emb";
+  o.nlist = 8;
+  o.roots = 2;
+  o.source = true;
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const ivf::Manifest& m = built->manifest;
+  EXPECT_EQ(m.index.source_key, (std::vector<Field>{Field{"_row", ColumnType{ColumnType::Kind::kLong, 0}}}));
+  EXPECT_EQ(m.source->key, "_row");
+  EXPECT_EQ(SourceSchema(*m.source),
+            (std::vector<std::string>{"_row long", "id long", "title string", "score double", "day date"}));
+  ASSERT_TRUE(CheckPublicationObjects(m, store, true).ok());
+  auto file = StoredParquet::Open(store, m.source->files[0].object.path);
+  ASSERT_TRUE(file.ok());
+  auto rows = file->ReadColumnChunk(0, 0), ids = file->ReadColumnChunk(0, 1);
+  ASSERT_TRUE(rows.ok() && ids.ok());
+  ASSERT_GE(ids->values.int64s.size(), 3u);
+  EXPECT_EQ((std::vector<int64_t>(rows->values.int64s.begin(), rows->values.int64s.begin() + 3)),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ((std::vector<int64_t>(ids->values.int64s.begin(), ids->values.int64s.begin() + 3)),
+            (std::vector<int64_t>{77353, 77364, 77375}));
+}
+
+// An input column named like the generated key is refused, saying what to
+// do, before any pass; --key names a key and the build goes ahead.
+TEST_F(BuilderTest, RefusesAnInputColumnNamedLikeTheGeneratedKey) {
+  std::string path = (dir_ / "rows.parquet").string();
+  WriteParquet(path, "_row", 0);
+  BuildOptions o = StoreOptions();
+  o.input = path;
+  o.input_options.vector_field = "emb";
+  o.nlist = 8;
+  o.roots = 2;
+  store::MemoryStore store;
+  auto refused = BuildPublication(o, store);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "the input has a column named \"_row\", the name of the row-position key a build without --key "
+            "publishes; pass --key COLUMN to key the publication by a column of yours, or rename \"_row\"");
+  EXPECT_EQ(refused.status().path(), path);
+  EXPECT_EQ(store.object_count(), 0u);
+  // The same for a vector field of that name (any format).
+  BuildOptions v = StoreOptions();
+  v.input_options.vector_field = "_row";
+  EXPECT_EQ(BuildPublication(v, store).status().code(), StatusCode::kInvalidArgument);
+  o.input_options.key_field = "_row";
+  o.source = true;
+  auto keyed = BuildPublication(o, store);
+  ASSERT_TRUE(keyed.ok()) << keyed.status().ToString();
+  EXPECT_EQ(SourceSchema(*keyed->manifest.source),
+            (std::vector<std::string>{"_row long", "title string", "score double", "day date"}));
 }
 
 // The local entry point: a failed build removes the objects and the
 // directories it created (the output directory too when it made it), never
 // what was there; a retry into the same directory works.
 TEST_F(BuilderTest, AFailedLocalBuildLeavesTheDirectoryAsItWas) {
+  // The first data page of `title` in row group 1 is damaged: only the
+  // source pass reads it, after the centroids and postings were written.
+  std::string damaged = (dir_ / "damaged.parquet").string();
+  WriteParquet(damaged, "row", 0);
+  int64_t at = 0;
+  {
+    auto file = parquet::LocalParquetFile::Open(damaged);
+    ASSERT_TRUE(file.ok());
+    at = file->footer().metadata.row_groups[1].columns[2].meta_data->data_page_offset;
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(at);
+    f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  }
   BuildOptions o = Options("deep/new/pub");
+  o.input = damaged;
+  o.input_options.vector_field = "emb";
+  o.input_options.key_field = "row";
+  o.nlist = 8;
+  o.roots = 2;
   o.source = true;
-  o.source_columns = {"nope"};  // fails in the source pass, after centroids and postings
+  std::vector<std::string> phases;
+  o.progress = [&](std::string_view phase, uint64_t, uint64_t) {
+    if (phases.empty() || phases.back() != phase) phases.emplace_back(phase);
+  };
   auto failed = BuildPublication(o);
-  EXPECT_EQ(failed.status().code(), StatusCode::kInvalidArgument) << failed.status().ToString();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().ToString(),
+            "parse_error: " + damaged + ": row_groups[1].columns[2].pages[0]: thrift: invalid field type 15 (at byte " +
+                std::to_string(at) + ")");
+  EXPECT_EQ(phases, (std::vector<std::string>{"sample", "train", "assign", "write", "source"}));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "deep"));  // every directory it made, the parents too
-  EXPECT_EQ(Entries(dir_), std::vector<std::string>{"base.fvecs"});
+  EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs", "damaged.parquet"}));
 
   std::filesystem::create_directories(dir_ / "kept");
   std::ofstream(dir_ / "kept" / "notes.txt") << "mine";
   o.out = (dir_ / "kept").string();
   o.scratch = (dir_ / "scratch" / "sub").string();
-  EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs", "kept", "kept/notes.txt"}));
+  o.progress = nullptr;
+  EXPECT_EQ(BuildPublication(o).status().ToString(), failed.status().ToString());
+  EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs", "damaged.parquet", "kept", "kept/notes.txt"}));
 
-  o.source_columns.clear();
+  o.source_columns = {"score"};  // not the damaged column
   auto built = BuildPublication(o);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   std::vector<std::string> entries = Entries(dir_ / "kept");
@@ -415,6 +590,13 @@ TEST_F(BuilderTest, RefusesImpossibleOptions) {
   o = Options("x");
   o.sample = 15;
   EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);
+  o = Options("x");
+  o.source = true;
+  o.source_layout.row_group_rows = 0;
+  EXPECT_EQ(BuildPublication(o).status().message(), "--source-row-group-rows must be 1 to 2147483647, got 0");
+  o.source_layout.row_group_rows = uint64_t{1} << 31;
+  EXPECT_EQ(BuildPublication(o).status().message(),
+            "--source-row-group-rows must be 1 to 2147483647, got 2147483648");
   o = Options("x");
   o.input_options.vector_field = "a.b";
   EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);

@@ -78,6 +78,7 @@ class SourceLookupTest : public testing::Test {
     o.nlist = 8;
     o.roots = 2;
     o.source = true;
+    o.source_columns = {"emb", "title", "score"};  // the vector too (not copied by default)
     o.source_layout.row_group_rows = 64;
     o.source_layout.max_file_bytes = 12'000;  // several files
     o.scratch = dir_.string();

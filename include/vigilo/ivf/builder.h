@@ -35,6 +35,13 @@
 
 namespace vigilo::ivf {
 
+// The key a build without a key column publishes: the row position, a
+// `long`. Its leading underscore keeps it apart from the names users give
+// their columns (like `_distance`, the query's own column); an input that
+// has a column of this name anyway is refused (pass a key column, or rename
+// it), so an input column is never shadowed.
+inline constexpr std::string_view kGeneratedKeyName = "_row";
+
 // Called now and then with the phase, units done and units in total (0 when
 // unknown) — the CLI draws a progress bar on stderr.
 using BuildProgress = std::function<void(std::string_view phase, uint64_t done, uint64_t total)>;
@@ -58,8 +65,9 @@ struct BuildOptions {
   std::string scratch;
   uint64_t spill_buffer_bytes = 256u << 20;  // rows gathered at once while sorting a bucket by CID
   PostingsLayout layout;
-  // --source: also copy a source table (the key and `source_columns`; empty =
-  // every input column, or the vector for formats without names).
+  // --source: also copy a source table: the key, then `source_columns`;
+  // empty = every input column but the key and the vector column, or the
+  // vector column when the input has no other (.fvecs, .bvecs, .npy, JSONL).
   bool source = false;
   std::vector<std::string> source_columns;
   SourceLayout source_layout;
@@ -76,7 +84,12 @@ struct BuildSummary {
 // Builds into `store` (which must be writable: RequireWritable).
 //
 // Errors: the input's (with its file and row), InvalidArgument for options
-// (nlist > N, roots > nlist, sample < nlist …), AlreadyExists when the store
+// (nlist > N, roots > nlist, sample < nlist …) and for what the input's
+// schema rules out (an input column named kGeneratedKeyName without a key
+// column; with `source`, a key that is not a long or whose Parquet
+// statistics show it is not the row position, a source column the input
+// does not have or whose type a source table cannot hold) — all before the
+// first pass over the input —, AlreadyExists when the store
 // already holds manifest.json (refused before anything is read; nothing is
 // changed) or an object with other bytes at a key the build writes, the
 // store's errors, and any failure of the self-check (a bug: Internal).

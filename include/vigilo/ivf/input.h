@@ -49,7 +49,7 @@ struct InputOptions {
   // (.fvecs/.bvecs/.npy) it only names the field the builder records.
   std::string vector_field = "vector";
   // The key column; absent means row positions are the keys (the builder
-  // records them as a dense `long` named `id`). A key for a format without
+  // records them as a dense `long` named `_row`). A key for a format without
   // names is InvalidArgument.
   std::optional<std::string> key_field = std::nullopt;
   // Rows per block, ≥ 1. Every block but the last holds exactly this many.
