@@ -26,6 +26,17 @@
 namespace vigilo::cli {
 namespace {
 
+// The fields every index command's record starts with, in one order.
+void AddIndexSummary(Record& r, const ivf::Manifest& m) {
+  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
+  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
+  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
+  r.Add("dimension", json::Value::Uint(m.index.dimension));
+  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
+  r.Add("nlist", json::Value::Uint(m.index.nlist));
+  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+}
+
 struct ValidateArgs {
   std::string manifest;
   bool manifest_only = false;
@@ -40,13 +51,7 @@ Status Validate(const ValidateArgs& args) {
   Record r;
   r.Add("valid", json::Value(true));
   r.Add("level", json::Value(args.manifest_only ? "manifest" : args.deep ? "deep" : "footers"));
-  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
-  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
-  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  r.Add("dimension", json::Value::Uint(m.index.dimension));
-  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
-  r.Add("nlist", json::Value::Uint(m.index.nlist));
-  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  AddIndexSummary(r, m);
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
   r.Add("source", json::Value(m.source.has_value()));
   if (!args.manifest_only) {
@@ -111,13 +116,7 @@ Status Build(const BuildArgs& a) {
   const ivf::Manifest& m = built->manifest;
   Record r;
   r.Add("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
-  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
-  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
-  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  r.Add("dimension", json::Value::Uint(m.index.dimension));
-  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
-  r.Add("nlist", json::Value::Uint(m.index.nlist));
-  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  AddIndexSummary(r, m);
   r.Add("sample", json::Value::Uint(built->sample_rows));
   r.Add("empty_leaves", json::Value::Uint(built->empty_leaves));
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
@@ -158,13 +157,7 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   bytes.Add("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
                                        loaded.bytes));
   Record r;
-  r.Add("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
-  r.Add("metric", json::Value(ivf::MetricName(m.index.metric)));
-  r.Add("encoding", json::Value(ivf::EncodingName(m.index.encoding)));
-  r.Add("dimension", json::Value::Uint(m.index.dimension));
-  r.Add("ntotal", json::Value::Uint(m.index.ntotal));
-  r.Add("nlist", json::Value::Uint(m.index.nlist));
-  r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
+  AddIndexSummary(r, m);
   r.Add("empty_lists", json::Value::Uint(shape.empty_lists));
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
   r.Add("postings_row_groups", json::Value::Uint(shape.postings_row_groups));
