@@ -11,6 +11,8 @@
 #include <limits>
 #include <thread>
 
+#include "vigilo/common/random_bits.h"
+
 namespace vigilo::store {
 namespace {
 
@@ -47,13 +49,6 @@ void OsRandom(uint8_t* out, size_t n) {
   std::abort();
 }
 
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Uniform in [0, bound] without modulo bias: draws below the largest
 // multiple of the range are accepted, the rest redrawn.
 template <typename NextFn>
@@ -82,10 +77,7 @@ void FillFrom(uint8_t* out, size_t n, uint64_t (*next)(void*), void* self) {
 // OS so that a forked child never repeats its parent's attempt or run IDs.
 class SystemRandom final : public RandomSource {
  public:
-  SystemRandom() {
-    OsRandom(reinterpret_cast<uint8_t*>(s_), sizeof(s_));
-    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;  // the one state xoshiro cannot leave
-  }
+  SystemRandom() : generator_(OsSeed()) {}
 
   uint64_t UniformUpTo(uint64_t bound) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -95,21 +87,15 @@ class SystemRandom final : public RandomSource {
   void Fill(uint8_t* out, size_t n) override { OsRandom(out, n); }
 
  private:
-  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t Next() {
-    const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = Rotl(s_[3], 45);
-    return result;
+  static uint64_t OsSeed() {
+    uint64_t seed = 0;
+    OsRandom(reinterpret_cast<uint8_t*>(&seed), sizeof(seed));
+    return seed;
   }
+  uint64_t Next() { return generator_.Next(); }
 
   std::mutex mu_;
-  uint64_t s_[4];
+  Xoshiro256 generator_;  // seeded through splitmix64, so never the all-zero state
 };
 
 }  // namespace
