@@ -20,6 +20,10 @@ void RegisterVersionCommand(CLI::App& app, Action* action);
 void RegisterHashCommand(CLI::App& app, Action* action);
 void RegisterJsonCommands(CLI::App& app, Action* action);
 void RegisterDatasetCommands(CLI::App& app, Action* action);
+// `vigilo dataset ingest` (dataset_ingest_command.cc), on the `dataset` subcommand.
+void RegisterDatasetIngestCommand(CLI::App* dataset, Action* action);
+// `vigilo dataset list|show|verify|export|cases` (dataset_read_commands.cc).
+void RegisterDatasetReadCommands(CLI::App* dataset, Action* action);
 void RegisterParquetCommands(CLI::App& app, Action* action);
 void RegisterIndexCommands(CLI::App& app, Action* action);
 // `vigilo store cleanup` (store_commands.cc).

@@ -23,19 +23,6 @@
 namespace vigilo::cli {
 namespace {
 
-// A seed object (an ObjectRef) is printed verbatim, as canonical JSON, in
-// both output modes: it is the input of the next command (docs/cli.md).
-Status PrintSeedObject(const json::Value& value, const OutputFlags& flags) {
-  std::string text;
-  if (flags.pretty) {
-    VIGILO_ASSIGN_OR_RETURN(text, PrettyJson(value));
-  } else {
-    VIGILO_ASSIGN_OR_RETURN(text, json::ToCanonical(value));
-  }
-  text.push_back('\n');
-  return WriteStdout(text);
-}
-
 struct PackArgs {
   std::string file;
   std::string out;
@@ -137,6 +124,8 @@ Status Verify(const VerifyArgs& args) {
 void RegisterDatasetCommands(CLI::App& app, Action* action) {
   auto* dataset = app.add_subcommand("dataset", "Evaluation datasets as case-storage objects");
   dataset->require_subcommand(1);
+  RegisterDatasetIngestCommand(dataset, action);
+  RegisterDatasetReadCommands(dataset, action);
 
   struct IdentityArgs {
     std::string file;

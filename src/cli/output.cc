@@ -216,4 +216,15 @@ Status PrintTable(const std::vector<std::string>& columns, const std::vector<Rec
   return WriteStdout(text);
 }
 
+Status PrintSeedObject(const json::Value& value, const OutputFlags& flags) {
+  std::string text;
+  if (flags.pretty) {
+    VIGILO_ASSIGN_OR_RETURN(text, PrettyJson(value));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(text, json::ToCanonical(value));
+  }
+  text.push_back('\n');
+  return WriteStdout(text);
+}
+
 }  // namespace vigilo::cli

@@ -63,6 +63,11 @@ Result<std::string> PrettyJson(const json::Value& value);
 Result<std::string> FormatRecord(const Record& record, const OutputFlags& flags);
 Status PrintRecord(const Record& record, const OutputFlags& flags);
 
+// A seed object (an ObjectRef) is printed verbatim, as canonical JSON, in
+// both output modes (--pretty indents it): it is the input of the next
+// command (docs/cli.md).
+Status PrintSeedObject(const json::Value& value, const OutputFlags& flags);
+
 // Records sharing `columns` (their keys). Text: a header of the keys, then
 // one row per record, columns left-aligned and separated by two spaces (a
 // numeric column right-aligned). JSON: one canonical line per record.

@@ -1,0 +1,1 @@
+#include "vigilo/cases/case_lines.h"

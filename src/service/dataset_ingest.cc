@@ -1,0 +1,1 @@
+#include "vigilo/service/dataset_ingest.h"
