@@ -45,12 +45,21 @@ Status VerifyCreated(store::ObjectStore& store, const ObjectRef& ref, store::Cre
 
 }  // namespace
 
-ObjectSink StoreSink(store::ObjectStore& store, std::string alias) {
-  return [&store, alias = std::move(alias)](const std::string& key, StorageFormat schema,
-                                            std::string bytes) -> Result<ObjectRef> {
+ObjectSink StoreSink(store::ObjectStore& store, std::string alias, SinkStats* stats) {
+  return [&store, alias = std::move(alias), stats](const std::string& key, StorageFormat schema,
+                                                   std::string bytes) -> Result<ObjectRef> {
     VIGILO_ASSIGN_OR_RETURN(store::CreateResult created, store.CreateIfAbsent(key, AsBytes(bytes)));
     ObjectRef ref = ObjectRef::ForBytes(alias, key, schema, bytes, std::move(created.revision));
     VIGILO_RETURN_IF_ERROR(VerifyCreated(store, ref, created.outcome));
+    if (stats != nullptr) {
+      if (created.outcome == store::CreateOutcome::kCreated) {
+        ++stats->created;
+        stats->created_bytes += ref.byte_count;
+      } else {
+        ++stats->replayed;
+      }
+      stats->verified_bytes += ref.byte_count;
+    }
     return ref;
   };
 }

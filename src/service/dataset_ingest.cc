@@ -1,1 +1,470 @@
 #include "vigilo/service/dataset_ingest.h"
+
+#include <atomic>
+#include <system_error>
+#include <utility>
+
+#include "input_spool.h"
+#include "vigilo/cases/dataset_reader.h"
+#include "vigilo/cases/dataset_stream.h"
+#include "vigilo/cases/dataset_writer.h"
+#include "vigilo/cases/object_io.h"
+#include "vigilo/common/paths.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/hash/blake3.h"
+#include "vigilo/common/hex.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/json/value.h"
+#include "vigilo/json/write.h"
+
+namespace vigilo::service {
+namespace {
+
+namespace bb = cases::budget_bounds;
+
+// Seed 004: "one active ingestion" per process (the validation spool quota
+// is per process, so two at once would each think they have all of it).
+std::atomic<bool> g_ingestion_active{false};
+
+class OneIngestion {
+ public:
+  OneIngestion() : held_(!g_ingestion_active.exchange(true)) {}
+  ~OneIngestion() {
+    if (held_) g_ingestion_active.store(false);
+  }
+  bool held() const { return held_; }
+
+ private:
+  bool held_;
+};
+
+// Reads through to `inner`, hashing and counting every byte: pass one's
+// input digest (the resume key) and the progress of both passes.
+class CountingSource final : public ByteSource {
+ public:
+  CountingSource(ByteSource& inner, Blake3Hasher* hasher, std::function<void(uint64_t)> on_bytes)
+      : inner_(inner), hasher_(hasher), on_bytes_(std::move(on_bytes)) {}
+  Result<size_t> Read(std::span<char> buf) override {
+    VIGILO_ASSIGN_OR_RETURN(size_t n, inner_.Read(buf));
+    if (hasher_ != nullptr) hasher_->Update(std::string_view(buf.data(), n));
+    bytes_ += n;
+    if (on_bytes_) on_bytes_(bytes_);
+    return n;
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  ByteSource& inner_;
+  Blake3Hasher* hasher_;
+  std::function<void(uint64_t)> on_bytes_;
+  uint64_t bytes_ = 0;
+};
+
+// Reads what a pass left unread, so that the digest covers the whole input.
+Status Drain(ByteSource& source) {
+  char buf[64 * 1024];
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(size_t n, source.Read(std::span<char>(buf, sizeof buf)));
+    if (n == 0) return Status::Ok();
+  }
+}
+
+bool Retryable(StatusCode code) {
+  return code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded ||
+         code == StatusCode::kCancelled || code == StatusCode::kIoError;
+}
+
+Status WithSuffix(const Status& s, const std::string& suffix) {
+  Status out(s.code(), std::string(s.message()) + suffix);
+  return s.path().empty() ? out : std::move(out).WithPath(std::string(s.path()));
+}
+
+std::string_view FormatName(InputFormat f) { return f == InputFormat::kDatasetJson ? "dataset-json" : "case-lines"; }
+
+// Checks everything that needs no input and no I/O.
+Status CheckRequest(const IngestInput& input, const IngestOptions& options, const IngestTarget& target) {
+  if (target.control == nullptr || target.store == nullptr || target.governor == nullptr ||
+      target.wall_clock == nullptr) {
+    return Internal("IngestDataset needs a control store, a store, a governor and a wall clock");
+  }
+  if (input.path.empty()) return InvalidArgument("no input file given").WithPath("input");
+  VIGILO_RETURN_IF_ERROR(options.budget.Validate());
+  if (!options.name.empty()) {
+    if (Status s = control::ValidateRootName(options.name); !s.ok()) {
+      return InvalidArgument(std::string(s.message())).WithPath("name");
+    }
+  }
+  if (Status s = ValidateStorageAlias(target.alias); !s.ok()) {
+    return InvalidArgument(std::string(s.message())).WithPath("storage_alias");
+  }
+  if (options.lease_duration <= 0 || options.lease_duration > control::kMaxLeaseDuration) {
+    return InvalidArgument("the lease duration must be positive and at most 24 hours").WithPath("lease_duration");
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(options.scratch_dir, ec)) {
+    return InvalidArgument("the scratch directory " + options.scratch_dir.string() + " does not exist")
+        .WithPath("scratch_dir");
+  }
+  if (input.format == InputFormat::kCaseLines) VIGILO_RETURN_IF_ERROR(cases::ValidateCaseLinesOptions(input.lines));
+  return store::RequireWritable(*target.store, target.alias);
+}
+
+// The admission record of an attempt (seed 004: "Uploads record their
+// admission limits for resumable processing"): everything that decides the
+// bytes the attempt writes. An unpublished attempt is resumed only by a run
+// whose record is byte-for-byte the same, so its objects are replays.
+Result<std::string> AdmissionRecord(const IngestInput& input, const cases::BudgetConfig& b, const std::string& alias,
+                                    const std::string& input_digest, uint64_t input_bytes) {
+  json::Object o;
+  o.Set("case_batch_max_bytes", json::Value::Uint(b.case_batch_max_bytes));
+  o.Set("case_batch_max_cases", json::Value::Uint(b.case_batch_max_cases));
+  o.Set("index_max_height", json::Value::Uint(b.index_max_height));
+  o.Set("input_blake3", json::Value(input_digest));
+  o.Set("input_bytes", json::Value::Uint(input_bytes));
+  o.Set("input_format", json::Value(std::string(FormatName(input.format))));
+  if (input.format == InputFormat::kCaseLines) {
+    json::Object lines;
+    lines.Set("dataset_id", json::Value(input.lines.dataset_id));
+    lines.Set("dataset_version",
+                       input.lines.dataset_version ? json::Value(*input.lines.dataset_version) : json::Value());
+    lines.Set("derive_ids_from", json::Value(input.lines.derive_ids_from));
+    o.Set("lines", json::Value(std::move(lines)));
+  }
+  o.Set("logical_key_max_bytes", json::Value::Uint(b.logical_key_max_bytes));
+  o.Set("page_max_bytes", json::Value::Uint(b.page_max_bytes));
+  o.Set("page_max_entries", json::Value::Uint(b.page_max_entries));
+  o.Set("root_manifest_max_bytes", json::Value::Uint(b.root_manifest_max_bytes));
+  o.Set("source_fields_max_bytes", json::Value::Uint(b.source_fields_max_bytes));
+  o.Set("storage_alias", json::Value(alias));
+  return json::ToCanonical(json::Value(std::move(o)));
+}
+
+// Two manifests describe the same dataset: the same identities and the same
+// recorded batch policy (where the objects lie does not matter).
+bool SameDataset(const cases::DatasetManifest& a, const cases::DatasetManifest& b) {
+  return a.dataset_id == b.dataset_id && a.dataset_version == b.dataset_version &&
+         a.dataset_version_id == b.dataset_version_id && a.dataset_hash == b.dataset_hash &&
+         a.case_count == b.case_count && a.batch_limits == b.batch_limits;
+}
+
+class Ingestion {
+ public:
+  Ingestion(const IngestInput& input, const IngestOptions& options, const IngestTarget& target)
+      : input_(input), options_(options), target_(target), control_(*target.control),
+        governed_(*target.store, *target.governor, options.cancel) {}
+
+  Result<IngestResult> Run() {
+    VIGILO_RETURN_IF_ERROR(ReadPassOne());
+    VIGILO_RETURN_IF_ERROR(TakeAttempt());
+    Result<IngestResult> done = WriteVerifyPublish();
+    if (done.ok()) return done;
+    return OnFailure(done.status());
+  }
+
+ private:
+  void Report(const char* phase, uint64_t cases, uint64_t bytes) {
+    if (!options_.progress) return;
+    IngestProgress p;
+    p.phase = phase;
+    p.cases = cases;
+    p.bytes = bytes;
+    p.total_bytes = spool_ ? spool_->size_hint() : 0;
+    options_.progress(p);
+  }
+
+  Status CheckCancelled() const {
+    if (options_.cancel != nullptr && options_.cancel->cancelled()) return Cancelled("ingestion cancelled");
+    return Status::Ok();
+  }
+
+  // Pass one: the spool (stdin only), the source fields and the input digest.
+  Status ReadPassOne() {
+    VIGILO_ASSIGN_OR_RETURN(InputSpool spool, InputSpool::Open(input_.path, options_.scratch_dir,
+                                                               options_.budget.ingestion_validation_spool_bytes));
+    spool_.emplace(std::move(spool));
+    budget_ = options_.budget;
+    // The copy of stdin and the duplicate-ID sort share one quota.
+    uint64_t left = budget_.ingestion_validation_spool_bytes - spool_->spooled_bytes();
+    if (left < bb::kMinValidationSpoolBytes) {
+      return LimitExceeded("standard input (" + std::to_string(spool_->spooled_bytes()) +
+                           " bytes) leaves less than 1 MiB of the validation spool for the duplicate-ID sort")
+          .WithPath("ingestion_validation_spool_bytes");
+    }
+    budget_.ingestion_validation_spool_bytes = left;
+
+    VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> reader, spool_->OpenReader());
+    Blake3Hasher hasher;
+    CountingSource counted(*reader, &hasher, [this](uint64_t n) { Report("reading", 0, n); });
+    if (input_.format == InputFormat::kDatasetJson) {
+      VIGILO_ASSIGN_OR_RETURN(source_fields_, cases::ReadDatasetSourceFields(counted, stream_limits_));
+    } else {
+      VIGILO_ASSIGN_OR_RETURN(source_fields_, cases::CaseLinesSourceFields(input_.lines));
+    }
+    VIGILO_RETURN_IF_ERROR(Drain(counted));
+    input_bytes_ = counted.bytes();
+    {
+      auto digest = hasher.Finalize();
+      input_digest_ = HexEncode(digest);
+    }
+    name_ = options_.name.empty() ? source_fields_.dataset_id() : options_.name;
+    VIGILO_RETURN_IF_ERROR(control::ValidateRootName(name_));
+    return CheckCancelled();
+  }
+
+  // Drains due cleanup on the store, then resumes this input's unfinished
+  // attempt if its writer is gone, else begins a new one.
+  Status TakeAttempt() {
+    control::CleanupReport drained =
+        control::DrainCleanup(control_, target_.ledger_store_id, *target_.store, *target_.governor, options_.cancel);
+    cleanup_deleted_ += drained.deleted;
+    VIGILO_ASSIGN_OR_RETURN(std::string admission, AdmissionRecord(input_, budget_, target_.alias, input_digest_,
+                                                                   input_bytes_));
+    VIGILO_ASSIGN_OR_RETURN(std::vector<control::AttemptRecord> attempts,
+                            control_.ListAttempts(control::Namespace::kDatasets, name_));
+    store::Micros now = target_.wall_clock->Now();
+    std::optional<control::AttemptRef> resumable;
+    for (const control::AttemptRecord& a : attempts) {
+      if (a.state != control::AttemptState::kActive || a.store != target_.ledger_store_id) continue;
+      if (a.lease_expires_at > now) continue;  // a live writer: not ours to touch
+      if (a.admission_limits == admission) {
+        resumable = a.attempt;  // the newest one wins (oldest first)
+      } else {
+        // A dead writer of other input or limits under this name: its
+        // objects become cleanup work once the settle time has passed.
+        (void)control_.AbandonExpired(a.attempt, control::kDefaultAbandonSettle);
+      }
+    }
+    if (resumable) {
+      Result<control::Lease> lease = control_.ResumeAttempt(*resumable, control::ProcessOwner(),
+                                                            options_.lease_duration);
+      if (lease.ok()) {
+        lease_ = *lease;
+        attempt_ = lease_->attempt;
+        resumed_ = true;
+        return Status::Ok();
+      }
+      // Lost a race for it (another rerun took it): begin afresh below.
+    }
+    control::AttemptSpec spec;
+    spec.ns = control::Namespace::kDatasets;
+    spec.name = name_;
+    spec.store = target_.ledger_store_id;
+    spec.owner = control::ProcessOwner();
+    spec.admission_limits = admission;
+    spec.lease_duration = options_.lease_duration;
+    VIGILO_ASSIGN_OR_RETURN(lease_, control_.BeginAttempt(spec));
+    attempt_ = lease_->attempt;
+    return Status::Ok();
+  }
+
+  // Renews the lease once half of it has passed, so that a long ingestion
+  // keeps it and a dead one loses it within one lease duration.
+  Status KeepLease() {
+    store::Micros now = target_.wall_clock->Now();
+    if (lease_->expires_at - now > options_.lease_duration / 2) return Status::Ok();
+    VIGILO_ASSIGN_OR_RETURN(lease_, control_.RenewLease(*lease_, options_.lease_duration));
+    return Status::Ok();
+  }
+
+  cases::ObjectSink LedgerSink() {
+    cases::ObjectSink store_sink = cases::StoreSink(governed_, target_.alias, &sink_stats_);
+    return [this, store_sink](const std::string& key, cases::StorageFormat schema,
+                              std::string bytes) -> Result<cases::ObjectRef> {
+      VIGILO_RETURN_IF_ERROR(CheckCancelled());
+      // The staging spool: the bytes of the object in flight. Uploads are
+      // one at a time, so this is one object, which admission bounds.
+      if (bytes.size() > budget_.staging_spool_bytes) {
+        return LimitExceeded("an object of " + std::to_string(bytes.size()) +
+                             " bytes does not fit the staging spool")
+            .WithPath(key);
+      }
+      VIGILO_RETURN_IF_ERROR(KeepLease());
+      // Recorded before the create: a crash after it leaves a key the
+      // ledger knows, so cleanup can find it.
+      VIGILO_RETURN_IF_ERROR(control_.RecordKey(*lease_, key));
+      return store_sink(key, schema, std::move(bytes));
+    };
+  }
+
+  Result<IngestResult> WriteVerifyPublish() {
+    VIGILO_ASSIGN_OR_RETURN(cases::DatasetWriter writer,
+                            cases::DatasetWriter::Start(source_fields_, budget_, options_.scratch_dir,
+                                                        lease_->key_prefix, LedgerSink()));
+    VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> reader, spool_->OpenReader());
+    uint64_t cases_done = 0;
+    CountingSource counted(*reader, nullptr, [&](uint64_t n) { Report("writing", cases_done, n); });
+    auto add = [&](const json::Value& c) -> Status {
+      if ((cases_done & 1023) == 0) VIGILO_RETURN_IF_ERROR(CheckCancelled());
+      VIGILO_RETURN_IF_ERROR(writer.AddCase(c));
+      ++cases_done;
+      return Status::Ok();
+    };
+    if (input_.format == InputFormat::kDatasetJson) {
+      VIGILO_RETURN_IF_ERROR(cases::ForEachDatasetCase(counted, stream_limits_, add));
+    } else {
+      cases::CaseLinesOptions lines = input_.lines;
+      lines.limits = stream_limits_;
+      VIGILO_RETURN_IF_ERROR(cases::ForEachCaseLine(counted, lines, add));
+    }
+    VIGILO_ASSIGN_OR_RETURN(cases::WrittenDataset written, writer.Finish());
+
+    // Publication requires bounded verification of every descendant (seed
+    // 004): read back from the store, decoded by the reader, not the writer.
+    Report("verifying", cases_done, 0);
+    VIGILO_RETURN_IF_ERROR(KeepLease());
+    VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary verified,
+                            cases::ReadDataset(written.manifest_ref, budget_, options_.scratch_dir,
+                                               cases::StoreBytesFetch(cases::SingleStore(governed_))));
+    IngestResult result;
+    result.verified_bytes = verified.object_bytes;
+    result.manifest = written.manifest;
+    result.root = written.manifest_ref;
+    VIGILO_RETURN_IF_ERROR(CheckCancelled());
+    Report("publishing", cases_done, 0);
+    VIGILO_RETURN_IF_ERROR(Publish(result));
+    Fill(result);
+    return result;
+  }
+
+  Status Publish(IngestResult& result) {
+    VIGILO_RETURN_IF_ERROR(KeepLease());
+    VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
+    Result<control::PublishOutcome> published = control_.PublishRoot(*lease_, value);
+    if (published.ok()) {
+      result.outcome = IngestOutcome::kPublished;
+      return FillVersion(result);
+    }
+    if (published.status().code() != StatusCode::kAlreadyExists) return published.status();
+
+    // The name holds something else: the same dataset written by another
+    // attempt (a concurrent or earlier ingestion), or another dataset.
+    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
+                            control_.GetRoot(control::Namespace::kDatasets, name_));
+    if (!current) return published.status();
+    VIGILO_ASSIGN_OR_RETURN(std::optional<cases::DatasetManifest> theirs, ManifestOf(*current));
+    if (theirs && SameDataset(*theirs, result.manifest)) {
+      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(current->value));
+      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
+      result.manifest = *theirs;
+      result.outcome = IngestOutcome::kUnchanged;
+      result.root_version = current->version;
+      // Ours duplicates what is published: give it up and delete it now.
+      VIGILO_RETURN_IF_ERROR(control_.Abandon(*lease_));
+      lease_.reset();
+      DrainOwnCleanup();
+      return Status::Ok();
+    }
+    if (!options_.replace) {
+      return AlreadyExists("the name '" + name_ + "' already holds another dataset (version " +
+                           std::to_string(current->version) +
+                           "); replacing it takes the replace option, and a rerun with it reuses what this run "
+                           "wrote")
+          .WithPath(name_);
+    }
+    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, control_.ReplaceRoot(*lease_, current->value, value));
+    result.outcome =
+        replaced == control::PublishOutcome::kAlreadyIdentical ? IngestOutcome::kPublished : IngestOutcome::kReplaced;
+    return FillVersion(result);
+  }
+
+  Status FillVersion(IngestResult& result) {
+    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
+                            control_.GetRoot(control::Namespace::kDatasets, name_));
+    if (current) result.root_version = current->version;
+    return Status::Ok();
+  }
+
+  // The manifest a published root names, when it lies in our store (a root
+  // in another store is compared by nothing and counts as another dataset).
+  Result<std::optional<cases::DatasetManifest>> ManifestOf(const control::RootRecord& record) {
+    VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
+    if (owner.store != target_.ledger_store_id) return std::optional<cases::DatasetManifest>();
+    VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
+    VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
+    cases::ObjectFetch fetch = cases::StoreFetch(cases::SingleStore(governed_), budget_.root_manifest_max_bytes);
+    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, fetch(ref));
+    VIGILO_ASSIGN_OR_RETURN(cases::DatasetManifest manifest, cases::DatasetManifest::Decode(object));
+    return std::optional<cases::DatasetManifest>(std::move(manifest));
+  }
+
+  void DrainOwnCleanup() {
+    control::CleanupReport drained =
+        control::DrainCleanup(control_, target_.ledger_store_id, *target_.store, *target_.governor, options_.cancel);
+    cleanup_deleted_ += drained.deleted;
+  }
+
+  void Fill(IngestResult& result) const {
+    result.name = name_;
+    result.attempt = attempt_;
+    result.resumed = resumed_;
+    result.input_bytes = input_bytes_;
+    result.objects_written = sink_stats_.created;
+    result.objects_replayed = sink_stats_.replayed;
+    result.bytes_written = sink_stats_.created_bytes;
+    result.cleanup_deleted = cleanup_deleted_;
+  }
+
+  // What a failure leaves: a resumable attempt when a rerun can get past
+  // the error (its lease released at once so the rerun takes it over), else
+  // nothing (the attempt abandoned and its objects deleted).
+  Status OnFailure(const Status& error) {
+    if (!lease_ || error.code() == StatusCode::kFenced) return error;  // not ours any more
+    if (Retryable(error.code()) || error.code() == StatusCode::kAlreadyExists) {
+      if (control_.RenewLease(*lease_, 1).ok()) {
+        return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
+                                     " is kept; rerunning the same ingestion resumes it)");
+      }
+      return error;
+    }
+    if (control_.Abandon(*lease_).ok()) {
+      lease_.reset();
+      DrainOwnCleanup();
+    }
+    return error;
+  }
+
+  const IngestInput& input_;
+  const IngestOptions& options_;
+  const IngestTarget& target_;
+  control::ControlStore& control_;
+  store::GovernedStore governed_;
+  cases::DatasetStreamLimits stream_limits_;
+  cases::BudgetConfig budget_;
+  std::optional<InputSpool> spool_;
+  cases::DatasetSourceFields source_fields_;
+  uint64_t input_bytes_ = 0;
+  std::string input_digest_;
+  std::string name_;
+  std::optional<control::Lease> lease_;
+  control::AttemptRef attempt_;
+  bool resumed_ = false;
+  cases::SinkStats sink_stats_;
+  uint64_t cleanup_deleted_ = 0;
+};
+
+}  // namespace
+
+std::string_view IngestOutcomeName(IngestOutcome outcome) {
+  switch (outcome) {
+    case IngestOutcome::kPublished:
+      return "published";
+    case IngestOutcome::kReplaced:
+      return "replaced";
+    case IngestOutcome::kUnchanged:
+      return "unchanged";
+  }
+  return "unknown";
+}
+
+Result<IngestResult> IngestDataset(const IngestInput& input, const IngestOptions& options,
+                                   const IngestTarget& target) {
+  VIGILO_RETURN_IF_ERROR(CheckRequest(input, options, target));
+  OneIngestion guard;
+  if (!guard.held()) {
+    return Unavailable("another ingestion is running in this process (seed 004: one active ingestion per process)");
+  }
+  Ingestion ingestion(input, options, target);
+  return ingestion.Run();
+}
+
+}  // namespace vigilo::service

@@ -432,7 +432,10 @@ class GovernedWriter final : public ObjectWriter {
 
 GovernedStore::GovernedStore(std::unique_ptr<ObjectStore> inner, RequestGovernor& governor,
                              const CancelToken* cancel)
-    : inner_(std::move(inner)), governor_(governor), cancel_(cancel) {}
+    : owned_(std::move(inner)), inner_(owned_.get()), governor_(governor), cancel_(cancel) {}
+
+GovernedStore::GovernedStore(ObjectStore& inner, RequestGovernor& governor, const CancelToken* cancel)
+    : inner_(&inner), governor_(governor), cancel_(cancel) {}
 
 Result<Bytes> GovernedStore::Get(std::string_view key, const GetOptions& options) {
   return governor_.RunResult(

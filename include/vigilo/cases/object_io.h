@@ -42,7 +42,14 @@ using StoreResolver = std::function<Result<store::ObjectStore*>(std::string_view
 // sink. No retries (the request governor's job) and no rollback: an
 // unfinished write leaves verified objects under its attempt prefix and no
 // root, and a rerun of the same attempt completes it by replaying them.
-ObjectSink StoreSink(store::ObjectStore& store, std::string alias);
+// `stats`, if set, counts what the sink did (it must outlive the sink).
+struct SinkStats {
+  uint64_t created = 0;        // objects this sink created
+  uint64_t replayed = 0;       // already there with exactly these bytes (a replay)
+  uint64_t created_bytes = 0;  // bytes of the created objects
+  uint64_t verified_bytes = 0; // bytes read back
+};
+ObjectSink StoreSink(store::ObjectStore& store, std::string alias, SinkStats* stats = nullptr);
 
 // Refuses a reference over max_bytes before any request, then Gets exactly
 // its byte_count: a stored object of another size is an IntegrityError

@@ -304,6 +304,9 @@ class GovernedStore final : public ObjectStore {
   // `governor` (and `cancel`, applied to every call) outlive the store.
   GovernedStore(std::unique_ptr<ObjectStore> inner, RequestGovernor& governor,
                 const CancelToken* cancel = nullptr);
+  // Borrows `inner`, which must outlive the GovernedStore (a writer that
+  // also drains cleanup needs the backend itself beside its governed view).
+  GovernedStore(ObjectStore& inner, RequestGovernor& governor, const CancelToken* cancel = nullptr);
 
   const Capabilities& capabilities() const override { return inner_->capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
@@ -313,7 +316,8 @@ class GovernedStore final : public ObjectStore {
   Status Delete(std::string_view key) override;
 
  private:
-  std::unique_ptr<ObjectStore> inner_;
+  std::unique_ptr<ObjectStore> owned_;
+  ObjectStore* inner_;
   RequestGovernor& governor_;
   const CancelToken* cancel_;
 };
