@@ -164,17 +164,25 @@ Status BudgetConfig::AdmitBatchPolicy(uint64_t max_cases, uint64_t max_bytes) co
                          Bytes(bb::kMaxBatchBytes) + ", got " + Bytes(max_bytes))
         .WithPath("batch_limits.max_bytes");
   }
+  // Each error's path is the setting whose override admits the policy, and
+  // its message says the value that would.
   if (max_bytes > staging_spool_bytes) {
     return LimitExceeded("a published batch of up to " + Bytes(max_bytes) + " does not fit staging_spool_bytes (" +
-                         Bytes(staging_spool_bytes) + ")")
-        .WithPath("batch_limits.max_bytes");
+                         Bytes(staging_spool_bytes) + "); staging_spool_bytes of at least " + Bytes(max_bytes) +
+                         " would admit it")
+        .WithPath("staging_spool_bytes");
   }
-  VIGILO_ASSIGN_OR_RETURN(uint64_t reservation, ResidentReservationBytes());
+  // The reservation is what reading commits: resident_case_batches batches of
+  // the published size, within the seed's ceiling. This process's own
+  // case_batch_max_bytes is a writing policy and plays no part.
   Result<uint64_t> needed = CheckedMul(resident_case_batches, max_bytes);
-  if (!needed.ok() || *needed > reservation) {
+  if (!needed.ok() || *needed > bb::kMaxResidentReservationBytes) {
+    uint64_t fitting = bb::kMaxResidentReservationBytes / max_bytes;  // >= 16 for any format-valid max_bytes
     return LimitExceeded(std::to_string(resident_case_batches) + " resident batches of up to " + Bytes(max_bytes) +
-                         " do not fit the resident reservation of " + Bytes(reservation))
-        .WithPath("batch_limits.max_bytes");
+                         " need " + BytesOrOverflow(needed) + ", more than the encoded resident reservation of " +
+                         Bytes(bb::kMaxResidentReservationBytes) + "; resident_case_batches of at most " +
+                         std::to_string(fitting) + " would admit it")
+        .WithPath("resident_case_batches");
   }
   return Status::Ok();
 }

@@ -359,17 +359,19 @@ TEST(AdmitBatchPolicyTest, RejectsAPolicyOutsideTheFormat) {
   }
 }
 
-TEST(AdmitBatchPolicyTest, RejectsAPolicyExceedingTheResidentReservation) {
-  BudgetConfig c = BudgetConfig::Defaults();  // 4 × 8 MiB = 32 MiB reserved
-  Status s = c.AdmitBatchPolicy(100, 16 * bb::kMiB);
-  EXPECT_EQ(s.code(), StatusCode::kLimitExceeded) << s.ToString();
-  EXPECT_EQ(s.path(), "batch_limits.max_bytes");
-  EXPECT_THAT(std::string(s.message()), HasSubstr("resident reservation"));
-
-  c.resident_case_batches = 2;
-  c.case_batch_max_bytes = 16 * bb::kMiB;  // 32 MiB reserved
+// Issue 20: a dataset packed with 16 MiB (or up to 64 MiB) batches is read
+// with default settings: the reservation is resident_case_batches × the
+// published max_bytes, not × this process's own case_batch_max_bytes.
+TEST(AdmitBatchPolicyTest, ReservesFromThePublishedPolicy) {
+  BudgetConfig c = BudgetConfig::Defaults();  // case_batch_max_bytes 8 MiB
   EXPECT_TRUE(c.AdmitBatchPolicy(100, 16 * bb::kMiB).ok());
-  EXPECT_EQ(c.AdmitBatchPolicy(100, 16 * bb::kMiB + 1).code(), StatusCode::kLimitExceeded);
+  EXPECT_TRUE(c.AdmitBatchPolicy(100, 64 * bb::kMiB).ok());
+  c.resident_case_batches = 16;  // 16 × 64 MiB is exactly the 1 GiB ceiling
+  EXPECT_TRUE(c.AdmitBatchPolicy(100, 64 * bb::kMiB).ok());
+  c.resident_case_batches = 1;
+  c.case_batch_max_bytes = 256;
+  c.staging_spool_bytes = 64 * bb::kMiB;
+  EXPECT_TRUE(c.AdmitBatchPolicy(100, 64 * bb::kMiB).ok());
 }
 
 TEST(AdmitBatchPolicyTest, RejectsABatchLargerThanTheSpool) {
@@ -377,10 +379,15 @@ TEST(AdmitBatchPolicyTest, RejectsABatchLargerThanTheSpool) {
   c.case_batch_max_bytes = bb::kMiB;
   c.staging_spool_bytes = bb::kMiB;
   EXPECT_TRUE(c.AdmitBatchPolicy(100, bb::kMiB).ok());
-  Status s = c.AdmitBatchPolicy(100, bb::kMiB + 1);
+  Status s = c.AdmitBatchPolicy(100, 16 * bb::kMiB);
   EXPECT_EQ(s.code(), StatusCode::kLimitExceeded) << s.ToString();
-  EXPECT_EQ(s.path(), "batch_limits.max_bytes");
-  EXPECT_THAT(std::string(s.message()), HasSubstr("staging_spool_bytes"));
+  EXPECT_EQ(s.path(), "staging_spool_bytes");
+  EXPECT_EQ(s.message(), "a published batch of up to 16777216 bytes (16 MiB) does not fit staging_spool_bytes "
+                         "(1048576 bytes (1 MiB)); staging_spool_bytes of at least 16777216 bytes (16 MiB) would "
+                         "admit it");
+  // The override the message names admits it.
+  c.staging_spool_bytes = 16 * bb::kMiB;
+  EXPECT_TRUE(c.AdmitBatchPolicy(100, 16 * bb::kMiB).ok());
 }
 
 TEST(AdmitBatchPolicyTest, RejectsWhenTheConfigIsInvalid) {

@@ -1,9 +1,36 @@
 #include "vigilo/cases/dataset.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "vigilo/common/checked.h"
 #include "vigilo/common/hex.h"
+#include "vigilo/json/parse.h"
 
 namespace vigilo::cases {
+namespace {
+
+// Nesting levels of a value: 0 for a scalar, 1 for a flat container.
+// Iterative, so a hostile value cannot exhaust the call stack.
+size_t NestingDepth(const json::Value& root) {
+  size_t deepest = 0;
+  std::vector<std::pair<const json::Value*, size_t>> pending{{&root, 0}};
+  while (!pending.empty()) {
+    auto [value, above] = pending.back();
+    pending.pop_back();
+    if (value->is_object()) {
+      deepest = std::max(deepest, above + 1);
+      for (const auto& member : value->as_object()) pending.emplace_back(&member.second, above + 1);
+    } else if (value->is_array()) {
+      deepest = std::max(deepest, above + 1);
+      for (const auto& item : value->as_array()) pending.emplace_back(&item, above + 1);
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
 
 Status ValidateBatchLimits(const BatchLimits& limits) {
   using namespace budget_bounds;
@@ -38,6 +65,19 @@ Status DatasetSourceFields::Validate() const {
   const json::Value* version = fields.Find("dataset_version");
   if (version && !version->is_string() && !version->is_null()) {
     return InvalidFormat("dataset_version must be a string or null").WithPath("$.fields.dataset_version");
+  }
+  // The stored object nests each field two levels down ({"fields": {key: ...}}),
+  // and readers parse it with the JSON depth limit: admit only what they read.
+  for (const auto& [key, value] : fields) {
+    size_t depth = NestingDepth(value);
+    if (depth + 2 > json::kMaxNestingDepth) {
+      return LimitExceeded("field \"" + key + "\" nests " + std::to_string(depth) +
+                           " levels; the source-fields object holds it 2 levels down and readers accept at most " +
+                           std::to_string(json::kMaxNestingDepth) + ", so a field may nest at most " +
+                           std::to_string(json::kMaxNestingDepth - 2) + " levels (" +
+                           std::to_string(json::kMaxNestingDepth - 1) + " in the submitted document)")
+          .WithPath("$.fields." + key);
+    }
   }
   return Status::Ok();
 }

@@ -1,5 +1,9 @@
 #include "vigilo/cases/dataset_stream.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+
 #include "vigilo/json/write.h"
 
 namespace vigilo::cases {
@@ -37,15 +41,30 @@ Status LeaveCases(json::Tokenizer& tok) {
   return Status::Ok();
 }
 
+// The window bounds reads; a token may be as long as the largest value admitted.
+json::TokenizerOptions TokenizerFor(const DatasetStreamLimits& limits) {
+  json::TokenizerOptions options = limits.tokenizer;
+  options.max_token_bytes = std::max({options.max_token_bytes, limits.max_case_bytes, limits.max_field_bytes});
+  return options;
+}
+
+// Locates an error inside one value at `path`, unless it already names a place.
+Status Located(Status s, const std::string& path) {
+  if (!s.path().empty()) return s;
+  return std::move(s).WithPath(path);
+}
+
 }  // namespace
 
 Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const DatasetStreamLimits& limits) {
-  json::Tokenizer tok(source, limits.tokenizer);
+  json::Tokenizer tok(source, TokenizerFor(limits));
   DatasetSourceFields sf;
   size_t canonical_bytes = 0;  // of the members read so far
   VIGILO_RETURN_IF_ERROR(WalkTopLevel(tok, [&](const std::string& key) -> Status {
     if (key != "cases") {
-      VIGILO_ASSIGN_OR_RETURN(json::Value value, tok.ReadValue(limits.max_field_bytes));
+      auto read = tok.ReadValue(limits.max_field_bytes);
+      if (!read.ok()) return Located(read.status(), "$." + key);
+      json::Value value = std::move(read).value();
       VIGILO_ASSIGN_OR_RETURN(std::string member, json::ToCanonical(value));
       canonical_bytes += member.size() + key.size() + 4;  // "key": and a comma
       if (canonical_bytes > limits.max_source_fields_bytes) {
@@ -71,15 +90,16 @@ Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const Da
 
 Status ForEachDatasetCase(ByteSource& source, const DatasetStreamLimits& limits,
                           const std::function<Status(const json::Value& source_case)>& on_case) {
-  json::Tokenizer tok(source, limits.tokenizer);
+  json::Tokenizer tok(source, TokenizerFor(limits));
   return WalkTopLevel(tok, [&](const std::string& key) -> Status {
     if (key != "cases") return tok.SkipValue();
     VIGILO_RETURN_IF_ERROR(EnterCases(tok));
-    while (true) {
+    for (uint64_t ordinal = 0;; ++ordinal) {
       VIGILO_ASSIGN_OR_RETURN(bool more, tok.HasNextElement());
       if (!more) break;
-      VIGILO_ASSIGN_OR_RETURN(json::Value c, tok.ReadValue(limits.max_case_bytes));
-      VIGILO_RETURN_IF_ERROR(on_case(c));
+      auto c = tok.ReadValue(limits.max_case_bytes);
+      if (!c.ok()) return Located(c.status(), "$.cases[" + std::to_string(ordinal) + "]");
+      VIGILO_RETURN_IF_ERROR(on_case(*c));
     }
     return LeaveCases(tok);
   });

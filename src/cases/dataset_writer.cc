@@ -1,6 +1,7 @@
 #include "vigilo/cases/dataset_writer.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include "vigilo/json/write.h"
 
@@ -10,6 +11,33 @@ std::string Padded(int32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%010d", v);
   return buf;
+}
+
+std::string BatchKey(const std::string& prefix, int32_t start, int32_t end) {
+  return prefix + "batches/" + Padded(start) + "-" + Padded(end) + ".jsonl";
+}
+
+// budget.logical_key_max_bytes, applied to one key (UTF-8 bytes, prefix included).
+Status CheckKeyLength(const std::string& key, uint64_t max_bytes, std::string_view what) {
+  if (key.size() <= max_bytes) return Status::Ok();
+  return LimitExceeded(std::string(what) + " \"" + key + "\" is " + std::to_string(key.size()) +
+                       " bytes, more than logical_key_max_bytes (" + std::to_string(max_bytes) + ")")
+      .WithPath("logical_key_max_bytes");
+}
+
+// Every key the writer will build has one of these shapes, and ordinals are
+// zero-padded, so each shape has one length: checking a sample of each before
+// anything is written proves every key fits. Index pages are
+// `index/L<level>/<start>-<end>.json` with level below index_max_height.
+Status CheckKeyShapes(const std::string& prefix, const BudgetConfig& budget) {
+  const uint64_t max = budget.logical_key_max_bytes;
+  VIGILO_RETURN_IF_ERROR(CheckKeyLength(BatchKey(prefix, 0, INT32_MAX), max, "the batch key"));
+  std::string deepest_level = std::to_string(budget.index_max_height);  // as many digits as any level
+  VIGILO_RETURN_IF_ERROR(CheckKeyLength(
+      prefix + "index/L" + deepest_level + "/" + Padded(0) + "-" + Padded(INT32_MAX) + ".json", max,
+      "the index page key"));
+  VIGILO_RETURN_IF_ERROR(CheckKeyLength(prefix + "source-fields.json", max, "the source-fields key"));
+  return CheckKeyLength(prefix + "manifest.json", max, "the manifest key");
 }
 }  // namespace
 
@@ -35,6 +63,7 @@ Result<DatasetWriter> DatasetWriter::Start(DatasetSourceFields source_fields, co
                            static_cast<int32_t>(budget.index_max_height)};
   VIGILO_RETURN_IF_ERROR(source_fields.Validate());
   VIGILO_RETURN_IF_ERROR(ValidateBatchLimits(batch_limits));
+  VIGILO_RETURN_IF_ERROR(CheckKeyShapes(key_prefix, budget));
   VIGILO_ASSIGN_OR_RETURN(std::string sf_bytes, source_fields.Encode());
   if (sf_bytes.size() > budget.source_fields_max_bytes) {
     return LimitExceeded("source fields encode to " + std::to_string(sf_bytes.size()) + " bytes; the limit is " +
@@ -52,7 +81,7 @@ Status DatasetWriter::FlushBatch() {
   VIGILO_ASSIGN_OR_RETURN(std::string bytes, batch_.Finish());
   int32_t start = batch_.next_ordinal() - static_cast<int32_t>(batch_.record_count());
   int32_t end = batch_.next_ordinal();
-  std::string key = key_prefix_ + "batches/" + Padded(start) + "-" + Padded(end) + ".jsonl";
+  std::string key = BatchKey(key_prefix_, start, end);
   VIGILO_ASSIGN_OR_RETURN(ObjectRef ref, sink_(key, StorageFormat::kCaseBatch, std::move(bytes)));
   VIGILO_RETURN_IF_ERROR(index_.Add(IndexEntry{start, end, std::move(ref)}));
   batch_ = CaseBatchBuilder(source_fields_.dataset_id(), end, batch_limits_);

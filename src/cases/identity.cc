@@ -42,20 +42,32 @@ Status ValidateDatasetId(std::string_view id) {
   return Status::Ok();
 }
 
+CanonicalDatasetFrame FrameCanonicalDataset(const json::Object& fields, bool cases_present) {
+  CanonicalDatasetFrame frame;
+  frame.prefix = "{";
+  bool first = true;
+  WriteMembers(fields, true, &first, &frame.prefix);
+  if (cases_present) {
+    if (!first) frame.prefix.push_back(',');
+    first = false;
+    frame.prefix += "\"cases\":[";
+    frame.suffix = "]";
+  }
+  WriteMembers(fields, false, &first, &frame.suffix);
+  frame.suffix.push_back('}');
+  return frame;
+}
+
+Status AppendCanonicalCase(const json::Value& source, uint64_t index, std::string* out) {
+  if (index != 0) out->push_back(',');
+  return json::WriteCanonical(source, out);
+}
+
 DatasetIdentityBuilder::DatasetIdentityBuilder(const json::Object& fields, bool cases_present)
     : cases_present_(cases_present), membership_hasher_(Blake3Hasher::DeriveKey(kMembershipContext)) {
-  std::string prefix = "{";
-  bool first = true;
-  WriteMembers(fields, true, &first, &prefix);
-  if (cases_present) {
-    if (!first) prefix.push_back(',');
-    first = false;
-    prefix += "\"cases\":[";
-    suffix_ = "]";
-  }
-  WriteMembers(fields, false, &first, &suffix_);
-  suffix_.push_back('}');
-  dataset_hasher_.Update(prefix);
+  CanonicalDatasetFrame frame = FrameCanonicalDataset(fields, cases_present);
+  suffix_ = std::move(frame.suffix);
+  dataset_hasher_.Update(frame.prefix);
   const std::string& id = fields.Find("dataset_id")->as_string();
   PutLe(membership_hasher_, id.size(), 4);
   membership_hasher_.Update(id);
@@ -80,8 +92,8 @@ Result<CaseHash> DatasetIdentityBuilder::AddCase(const json::Value& source) {
   std::string path = "$.cases[" + std::to_string(count_) + "]";
   VIGILO_ASSIGN_OR_RETURN(TypedCase typed, ValidateCase(source, path));
   CaseHash hash = NormalizedCaseHash(typed);
-  std::string bytes = count_ == 0 ? "" : ",";
-  VIGILO_RETURN_IF_ERROR(json::WriteCanonical(source, &bytes));
+  std::string bytes;
+  VIGILO_RETURN_IF_ERROR(AppendCanonicalCase(source, count_, &bytes));
   dataset_hasher_.Update(bytes);
   membership_hasher_.Update(std::span<const uint8_t>(typed.id.bytes()));
   membership_hasher_.Update(std::span<const uint8_t>(hash));

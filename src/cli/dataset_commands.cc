@@ -1,5 +1,5 @@
-// `vigilo dataset identity FILE`, `vigilo dataset pack FILE --out DIR` and
-// `vigilo dataset verify ROOT_REF --store SPEC`. Objects are read and written
+// `vigilo dataset identity FILE` and `vigilo dataset pack FILE --out DIR`
+// (the read commands are in dataset_read_commands.cc). Objects are written
 // only through the store seam (cases::StoreSink/StoreBytesFetch over a
 // store::ObjectStore); which store is store::ResolveStore's business.
 #include <cstdio>
@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "budget_flags.h"
 #include "commands.h"
 #include "output.h"
-#include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
 #include "vigilo/cases/object_io.h"
@@ -44,28 +44,33 @@ std::filesystem::path ScratchDir(const std::string& flag) {
   return ec ? std::filesystem::path("/tmp") : tmp;
 }
 
-struct VerifyArgs {
-  std::string root_file;
-  std::string store;
-  std::string stores_file;
-  std::string scratch;
-  OutputFlags output;
-};
-
 // The offline packer: a local directory, created if missing, whose objects
 // are reproducible byte for byte (the attempt is given, not drawn).
 Status Pack(const PackArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(Uuid attempt, Uuid::Parse(args.attempt));
+  // Every flag is checked before any input is read or anything is written.
+  auto attempt_or = Uuid::Parse(args.attempt);
+  if (!attempt_or.ok()) return InvalidArgument("--attempt: " + std::string(attempt_or.status().message()));
+  const Uuid attempt = *attempt_or;
+  if (args.generation == 0) return InvalidArgument("--generation: generations start at 1, got 0");
   if (Status s = ValidateStorageAlias(args.alias); !s.ok()) {
     return InvalidArgument("--alias: " + std::string(s.message()));
   }
-  cases::DatasetStreamLimits limits;
-  VIGILO_ASSIGN_OR_RETURN(auto first, FileByteSource::Open(args.file));
-  VIGILO_ASSIGN_OR_RETURN(cases::DatasetSourceFields sf, cases::ReadDatasetSourceFields(*first, limits));
-  std::string prefix = cases::DatasetAttemptPrefix(sf.dataset_id(), attempt, args.generation);
   cases::BudgetConfig budget = cases::BudgetConfig::Defaults();
   budget.case_batch_max_cases = args.max_cases;
   budget.case_batch_max_bytes = args.max_bytes;
+  if (Status s = budget.Validate(); !s.ok()) {
+    std::string flag = FlagForSetting(s.path());  // --max-cases or --max-bytes
+    if (!flag.empty()) return InvalidArgument(flag + ": " + std::string(s.message()));
+    return s;
+  }
+  cases::DatasetStreamLimits limits;
+  // Whether a case fits a batch is the batch builder's decision on its
+  // encoded record, whose error names the case: read any case a format-valid
+  // batch could hold (input whitespace may make it longer than its record).
+  limits.max_case_bytes = cases::budget_bounds::kMaxBatchBytes;
+  VIGILO_ASSIGN_OR_RETURN(auto first, FileByteSource::Open(args.file));
+  VIGILO_ASSIGN_OR_RETURN(cases::DatasetSourceFields sf, cases::ReadDatasetSourceFields(*first, limits));
+  std::string prefix = cases::DatasetAttemptPrefix(sf.dataset_id(), attempt, args.generation);
   store::LocalStoreOptions open;
   open.writable = true;
   open.create_root = true;
@@ -80,43 +85,6 @@ Status Pack(const PackArgs& args) {
   }));
   VIGILO_ASSIGN_OR_RETURN(cases::WrittenDataset written, writer.Finish());
   return PrintSeedObject(written.manifest_ref.ToJson(), args.output);
-}
-
-// Reads the dataset a root reference names from the store --store names and
-// verifies all of it (cases::ReadDataset); prints what it found. Each
-// reference's storage_alias picks its store (store::StoreSet).
-Status Verify(const VerifyArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(args.root_file));
-  std::string text;
-  char buf[4096];
-  while (true) {
-    VIGILO_ASSIGN_OR_RETURN(size_t n, source->Read(std::span<char>(buf, sizeof buf)));
-    if (n == 0) break;
-    if (text.size() + n > 64 * 1024) return LimitExceeded("root reference file exceeds 64 KiB");
-    text.append(buf, n);
-  }
-  if (!text.empty() && text.back() == '\n') text.pop_back();  // as `dataset pack` prints it
-  VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(text));
-  VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef root, cases::ObjectRef::FromJson(parsed, "$"));
-  std::optional<std::string> stores_file;
-  if (!args.stores_file.empty()) stores_file = args.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
-  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, args.store, store::OpenOptions{}));
-  store::StoreSet stores(std::move(config), std::move(resolved));
-  cases::StoreResolver resolve = [&stores](std::string_view alias) { return stores.ForAlias(alias); };
-  VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary summary,
-                          cases::ReadDataset(root, cases::BudgetConfig::Defaults(), ScratchDir(args.scratch),
-                                             cases::StoreBytesFetch(resolve)));
-  Record r;
-  r.Add("verified", json::Value(true));
-  r.Add("dataset_id", json::Value(summary.manifest.dataset_id));
-  r.Add("dataset_hash", json::Value(summary.manifest.dataset_hash));
-  r.Add("dataset_version_id", json::Value(summary.manifest.dataset_version_id.ToString()));
-  r.Add("case_count", json::Value::Uint(static_cast<uint64_t>(summary.manifest.case_count)));
-  r.Add("batch_count", json::Value::Uint(summary.batch_count));
-  r.Add("index_page_count", json::Value::Uint(summary.index_page_count));
-  r.Add("object_bytes", json::Value::Uint(summary.object_bytes));
-  return PrintRecord(r, args.output);
 }
 
 }  // namespace
@@ -164,25 +132,6 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   pack->add_option("--scratch", args->scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
   AddJsonFlags(pack, &args->output);
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
-
-  auto verify_args = std::make_shared<VerifyArgs>();
-  auto* verify = dataset->add_subcommand(
-      "verify", "Read a packed dataset from its root reference and verify every object, record and identity");
-  verify
-      ->add_option("root", verify_args->root_file, "File holding the manifest's object reference (as `pack` prints it)")
-      ->required()
-      ->type_name("ROOT_REF");
-  verify->add_option("--store", verify_args->store,
-                     "Store holding the objects: a configured alias, or a directory (a path with '/', or file://)")
-      ->required()
-      ->type_name("SPEC");
-  verify->add_option("--stores", verify_args->stores_file,
-                     "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
-                     "$XDG_DATA_HOME/vigilo/stores.json)");
-  verify->add_option("--scratch", verify_args->scratch,
-                     "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
-  AddJsonFlags(verify, &verify_args->output);
-  verify->callback([verify_args, action] { *action = [verify_args] { return Verify(*verify_args); }; });
 }
 
 }  // namespace vigilo::cli

@@ -1,6 +1,291 @@
-// `vigilo dataset list|show|verify|export|cases` (in progress).
+// `vigilo dataset list|show|verify|export|cases`: published datasets read
+// back (service/dataset_read.h). A NAME is looked up in the control store
+// and read from the store its publishing attempt wrote to; a REF (@FILE, -,
+// inline JSON, or a path) from --store, or from the configured alias its
+// storage_alias names. Every object is verified before it is used.
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "budget_flags.h"
 #include "commands.h"
+#include "output.h"
+#include "vigilo/cases/dataset_reader.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/parquet/writer.h"
+#include "vigilo/service/dataset_read.h"
+#include "vigilo/store/config.h"
 
 namespace vigilo::cli {
-void RegisterDatasetReadCommands(CLI::App* /*dataset*/, Action* /*action*/) {}
+namespace {
+
+struct ReadArgs {
+  std::string target;  // NAME|REF
+  std::string store;
+  std::string stores_file;
+  BudgetFlags budget;
+  OutputFlags output;
+  std::string out_file;  // export -o
+  int32_t from = 0;      // cases --from
+  int32_t to = std::numeric_limits<int32_t>::max();
+};
+
+// Library errors name settings, never flags: a budget error whose path is a
+// setting a flag sets is reported under that flag.
+Status UnderFlag(Status s) {
+  if (s.ok() || (s.code() != StatusCode::kLimitExceeded && s.code() != StatusCode::kInvalidArgument)) return s;
+  std::string flag = FlagForSetting(s.path());
+  if (flag.empty()) return s;
+  return Status(s.code(), std::string(s.message())).WithPath(flag);
+}
+
+// The control store if it exists (a read never creates one).
+Result<std::unique_ptr<control::ControlStore>> OpenExistingControl() {
+  control::SqliteOptions options;
+  options.create = false;
+  return control::OpenDefaultControlStore(options);
+}
+
+struct OpenedDataset {
+  service::ResolvedDataset resolved;
+  cases::BudgetConfig budget;
+  std::unique_ptr<store::StoreSet> stores;
+  cases::ObjectBytesFetch fetch;
+};
+
+Result<OpenedDataset> OpenDataset(const ReadArgs& args) {
+  OpenedDataset opened;
+  VIGILO_ASSIGN_OR_RETURN(opened.budget, BudgetFromFlags(args.budget));
+  std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
+  VIGILO_ASSIGN_OR_RETURN(service::DatasetLocator locator,
+                          service::ParseDatasetLocator(args.target, stdin_source.get()));
+  std::unique_ptr<control::ControlStore> control;
+  if (!locator.ref) {
+    auto control_store = OpenExistingControl();
+    if (!control_store.ok() && control_store.status().code() == StatusCode::kNotFound) {
+      return NotFound("no dataset is published under " + locator.name);
+    }
+    VIGILO_ASSIGN_OR_RETURN(control, std::move(control_store));
+  }
+  VIGILO_ASSIGN_OR_RETURN(opened.resolved, service::ResolveDataset(locator, control.get()));
+
+  std::optional<std::string> stores_file;
+  if (!args.stores_file.empty()) stores_file = args.stores_file;
+  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  std::string spec = args.store;
+  if (spec.empty() && !opened.resolved.ledger_store_id.empty()) {
+    spec = control::StoreSpecForLedgerId(opened.resolved.ledger_store_id);
+  }
+  if (spec.empty()) {
+    const std::string& alias = opened.resolved.root.storage_alias;
+    if (config.Find(alias) == nullptr) {
+      std::string where = config.origin().empty() ? "" : " in " + config.origin();
+      return InvalidArgument("a reference needs --store SPEC: its storage alias \"" + alias + "\" is not configured" +
+                             where);
+    }
+    spec = alias;
+  }
+  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, spec, store::OpenOptions{}));
+  opened.stores = std::make_unique<store::StoreSet>(std::move(config), std::move(resolved));
+  store::StoreSet* stores = opened.stores.get();
+  opened.fetch = cases::StoreBytesFetch([stores](std::string_view alias) { return stores->ForAlias(alias); });
+  return opened;
+}
+
+// The name, version and publication time of a named dataset (nothing for a REF).
+void AddPublication(const service::ResolvedDataset& resolved, Record* r) {
+  if (!resolved.record) return;
+  r->Add("name", json::Value(resolved.record->name));
+  r->Add("version", json::Value::Uint(resolved.record->version));
+  r->Add("published_at", json::Value(control::FormatWallTime(resolved.record->published_at)));
+}
+
+json::Value OptionalString(const std::optional<std::string>& s) { return s ? json::Value(*s) : json::Value(); }
+
+Status List(const ReadArgs& args) {
+  auto control_store = OpenExistingControl();
+  std::vector<control::RootRecord> roots;
+  if (control_store.ok()) {
+    VIGILO_ASSIGN_OR_RETURN(roots, (*control_store)->ListRoots(control::Namespace::kDatasets));
+  } else if (control_store.status().code() != StatusCode::kNotFound) {
+    return control_store.status();
+  }
+  if (roots.empty()) {
+    // Like `store cleanup`: a sentence for people, zero records for programs.
+    return args.output.json ? Status::Ok() : WriteStdout("no datasets are published\n");
+  }
+  std::vector<Record> rows;
+  for (const control::RootRecord& root : roots) {
+    VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(root.value));
+    const std::string where = "datasets/" + root.name;
+    auto ref = cases::ObjectRef::FromJson(value, "$");
+    if (!ref.ok()) return std::move(ref).take_status().PrependPath(where + ": ");
+    Record r;
+    r.Add("name", json::Value(root.name));
+    r.Add("version", json::Value::Uint(root.version));
+    r.Add("published_at", json::Value(control::FormatWallTime(root.published_at)));
+    r.Add("manifest_key", json::Value(ref->key));
+    r.Add("manifest_digest", json::Value(ref->digest));
+    rows.push_back(std::move(r));
+  }
+  return PrintTable({"name", "version", "published_at", "manifest_key", "manifest_digest"}, rows, args.output);
+}
+
+Status Show(const ReadArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  auto overview = service::ShowDataset(opened.resolved.root, opened.budget, opened.fetch);
+  if (!overview.ok()) return UnderFlag(overview.status());
+  const cases::DatasetManifest& m = overview->manifest;
+  Record r;
+  AddPublication(opened.resolved, &r);
+  r.Add("dataset_id", json::Value(m.dataset_id));
+  r.Add("dataset_version", OptionalString(m.dataset_version));
+  r.Add("dataset_version_id", json::Value(m.dataset_version_id.ToString()));
+  r.Add("dataset_hash", json::Value(m.dataset_hash));
+  r.Add("case_count", json::Value::Uint(static_cast<uint64_t>(m.case_count)));
+  json::Array fields;
+  for (const auto& [key, value] : overview->source_fields.fields) fields.push_back(json::Value(key));
+  r.Add("source_fields", json::Value(std::move(fields)));
+  Record limits;
+  limits.Add("max_cases", json::Value::Uint(m.batch_limits.max_cases));
+  limits.Add("max_bytes", json::Value::Uint(m.batch_limits.max_bytes));
+  r.Add("batch_limits", std::move(limits));
+  r.Add("batch_count", json::Value::Uint(overview->batch_count));
+  r.Add("index_levels", json::Value::Uint(static_cast<uint64_t>(m.batches.level) + 1));
+  r.Add("index_page_count", json::Value::Uint(overview->index_page_count));
+  r.Add("object_count", json::Value::Uint(overview->object_count));
+  r.Add("object_bytes", json::Value::Uint(overview->object_bytes));
+  Record root;
+  root.Add("storage_alias", json::Value(opened.resolved.root.storage_alias));
+  root.Add("key", json::Value(opened.resolved.root.key));
+  root.Add("digest", json::Value(opened.resolved.root.digest));
+  root.Add("byte_count", json::Value::Uint(opened.resolved.root.byte_count));
+  r.Add("root", std::move(root));
+  return PrintRecord(r, args.output);
+}
+
+// Reads the whole dataset and verifies every object, record and identity
+// (cases::ReadDataset); prints what it found.
+Status Verify(const ReadArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  auto summary =
+      cases::ReadDataset(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget), opened.fetch);
+  if (!summary.ok()) return UnderFlag(summary.status());
+  Record r;
+  AddPublication(opened.resolved, &r);
+  r.Add("verified", json::Value(true));
+  r.Add("dataset_id", json::Value(summary->manifest.dataset_id));
+  r.Add("dataset_hash", json::Value(summary->manifest.dataset_hash));
+  r.Add("dataset_version_id", json::Value(summary->manifest.dataset_version_id.ToString()));
+  r.Add("case_count", json::Value::Uint(static_cast<uint64_t>(summary->manifest.case_count)));
+  r.Add("batch_count", json::Value::Uint(summary->batch_count));
+  r.Add("index_page_count", json::Value::Uint(summary->index_page_count));
+  r.Add("object_bytes", json::Value::Uint(summary->object_bytes));
+  return PrintRecord(r, args.output);
+}
+
+// The exact canonical submitted document. Bytes are written as they are
+// verified; a failure found at the end still exits non-zero, and a partial
+// -o FILE is removed.
+Status Export(const ReadArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  std::unique_ptr<parquet::FileSink> file;
+  if (!args.out_file.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(file, parquet::FileSink::Create(args.out_file));
+  }
+  auto out = [&file](std::string_view bytes) -> Status {
+    if (!file) return WriteStdout(bytes);
+    return file->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  };
+  auto exported = service::ExportDataset(opened.resolved.root, opened.budget, opened.fetch, out);
+  Status status = exported.status();
+  if (file) {
+    Status closed = file->Close();
+    if (status.ok()) status = closed;
+    if (!status.ok()) {
+      std::error_code ec;
+      std::filesystem::remove(args.out_file, ec);
+    }
+  }
+  return UnderFlag(status);
+}
+
+Status Cases(const ReadArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  std::string line_out;
+  auto read = service::ReadDatasetCases(opened.resolved.root, opened.budget, opened.fetch, args.from, args.to,
+                                        [&](const cases::CaseRecord&, std::string_view line) {
+                                          line_out.assign(line);
+                                          line_out.push_back('\n');
+                                          return WriteStdout(line_out);
+                                        });
+  return UnderFlag(read.status());
+}
+
+// NAME|REF, --store and --stores: what every command reading one dataset takes.
+void AddTargetFlags(CLI::App* command, ReadArgs* args) {
+  command
+      ->add_option("dataset", args->target,
+                   "A published name, or the manifest's reference: @FILE, - (stdin) or inline JSON")
+      ->required()
+      ->type_name("NAME|REF");
+  command->add_option("--store", args->store,
+                      "Store holding the objects: a configured alias, or a directory (a path with '/', or file://); "
+                      "default: where NAME was written, or the REF's configured storage alias")
+      ->type_name("SPEC");
+  command->add_option("--stores", args->stores_file,
+                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
+                      "$XDG_DATA_HOME/vigilo/stores.json)");
+}
+
+}  // namespace
+
+void RegisterDatasetReadCommands(CLI::App* dataset, Action* action) {
+  auto list_args = std::make_shared<ReadArgs>();
+  auto* list = dataset->add_subcommand("list", "List the published dataset names, their versions and roots");
+  AddJsonFlag(list, &list_args->output);
+  list->callback([list_args, action] { *action = [list_args] { return List(*list_args); }; });
+
+  auto show_args = std::make_shared<ReadArgs>();
+  auto* show = dataset->add_subcommand(
+      "show", "Print a published dataset's identities, source fields and object layout (batches are not read)");
+  AddTargetFlags(show, show_args.get());
+  AddReaderBudgetFlags(show, &show_args->budget);
+  AddJsonFlags(show, &show_args->output);
+  show->callback([show_args, action] { *action = [show_args] { return Show(*show_args); }; });
+
+  auto verify_args = std::make_shared<ReadArgs>();
+  auto* verify = dataset->add_subcommand(
+      "verify", "Read a published dataset and verify every object, record and identity");
+  AddTargetFlags(verify, verify_args.get());
+  AddReaderBudgetFlags(verify, &verify_args->budget);
+  AddJsonFlags(verify, &verify_args->output);
+  verify->callback([verify_args, action] { *action = [verify_args] { return Verify(*verify_args); }; });
+
+  auto export_args = std::make_shared<ReadArgs>();
+  auto* exported = dataset->add_subcommand(
+      "export", "Write the exact canonical dataset JSON that was submitted (its BLAKE3 is the dataset_hash)");
+  AddTargetFlags(exported, export_args.get());
+  exported->add_option("-o,--out", export_args->out_file, "Write to FILE instead of stdout (removed on failure)")
+      ->type_name("FILE");
+  AddReaderBudgetFlags(exported, &export_args->budget);
+  exported->callback([export_args, action] { *action = [export_args] { return Export(*export_args); }; });
+
+  auto cases_args = std::make_shared<ReadArgs>();
+  auto* cases_cmd = dataset->add_subcommand(
+      "cases",
+      "Print the stored case records with ordinals in [--from, --to) as JSON lines, reading only their batches");
+  AddTargetFlags(cases_cmd, cases_args.get());
+  cases_cmd->add_option("--from", cases_args->from, "First ordinal (default 0)")->type_name("N");
+  cases_cmd->add_option("--to", cases_args->to, "End ordinal, exclusive (default: the case count)")->type_name("M");
+  AddReaderBudgetFlags(cases_cmd, &cases_args->budget);
+  cases_cmd->callback([cases_args, action] { *action = [cases_args] { return Cases(*cases_args); }; });
+}
+
 }  // namespace vigilo::cli

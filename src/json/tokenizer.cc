@@ -16,21 +16,46 @@ Status Tokenizer::Fail(Status status) {
   return status;
 }
 
+Status Tokenizer::TokenTooLong() const {
+  return LimitExceeded("a JSON token is longer than the " + std::to_string(options_.max_token_bytes) +
+                       "-byte token limit")
+      .WithOffset(base_offset_ + pos_);
+}
+
 Status Tokenizer::Fill() {
   if (pos_ > 0) {
     std::memmove(window_.data(), window_.data() + pos_, len_ - pos_);
     len_ -= pos_;
     base_offset_ += pos_;
     pos_ = 0;
+    // Back to the read window once a long token is consumed, so one long
+    // value does not keep its buffer for the rest of the stream.
+    if (window_.size() > options_.window_bytes && len_ < options_.window_bytes) {
+      window_.resize(options_.window_bytes);
+      window_.shrink_to_fit();
+    }
   }
   if (len_ == window_.size()) {
-    return LimitExceeded("a JSON token is larger than the " + std::to_string(window_.size()) +
-                         "-byte stream window")
-        .WithOffset(base_offset_);
+    // One token fills the buffer: grow it for this token, up to the token
+    // bound (+1 so a number's end can be seen after its last digit).
+    size_t cap = std::max(options_.window_bytes, options_.max_token_bytes + 1);
+    if (window_.size() >= cap) return TokenTooLong();
+    window_.resize(std::min(cap, std::max<size_t>(window_.size() * 2, 1)));
   }
   VIGILO_ASSIGN_OR_RETURN(size_t n, source_.Read(std::span<char>(window_.data() + len_, window_.size() - len_)));
   if (n == 0) eof_ = true;
   len_ += n;
+  return Status::Ok();
+}
+
+// Before the first token: a UTF-8 byte order mark gets the same message as
+// json::Parse gives, not "expected a value, found byte 0xEF".
+Status Tokenizer::RejectByteOrderMark() {
+  bom_checked_ = true;
+  while (len_ < 3 && !eof_) VIGILO_RETURN_IF_ERROR(Fill());
+  if (len_ >= 3 && std::memcmp(window_.data(), "\xef\xbb\xbf", 3) == 0) {
+    return ParseError("a byte order mark is not allowed").WithOffset(0);
+  }
   return Status::Ok();
 }
 
@@ -72,6 +97,7 @@ Result<Token> Tokenizer::ScanValueToken(char c) {
       return ParseError("expected a value, found " + lex::DescribeByte(c)).WithOffset(token.offset);
     }
     if (scan.outcome == lex::Outcome::kOk) {
+      if (scan.end - pos_ > options_.max_token_bytes) return TokenTooLong();
       token.text = scratch_;
       pos_ = scan.end;
       return token;
@@ -88,6 +114,7 @@ Result<Token> Tokenizer::ScanValueToken(char c) {
 Result<Token> Tokenizer::Next() {
   if (!failed_.ok()) return failed_;
   auto result = [&]() -> Result<Token> {
+    if (!bom_checked_) VIGILO_RETURN_IF_ERROR(RejectByteOrderMark());
     while (true) {
       VIGILO_ASSIGN_OR_RETURN(char c, PeekNonWhitespace());
       uint64_t at = base_offset_ + pos_;

@@ -197,11 +197,56 @@ TEST(TokenizerTest, ErrorOffsetsAreAbsolute) {
   EXPECT_EQ(d.offset(), 46u);
 }
 
-TEST(TokenizerTest, TokenLargerThanWindowIsALimitError) {
-  std::string doc = "[\"" + std::string(100, 'x') + "\"]";
-  Status s = FirstError(doc, 16, 64);
-  EXPECT_EQ(s.code(), StatusCode::kLimitExceeded) << s.ToString();
-  EXPECT_TRUE(FirstError(doc, 16, 128).ok());
+// The window bounds reads, not token sizes: a token longer than it is read
+// whole, up to max_token_bytes (quotes included), and refused beyond.
+TEST(TokenizerTest, TokenLongerThanWindowIsReadUpToTheTokenLimit) {
+  std::string doc = "[\"" + std::string(100, 'x') + "\",12345678901234567890]";
+  for (size_t chunk : {1, 7, 1000}) {
+    ChunkedSource source(doc, chunk);
+    TokenizerOptions options;
+    options.window_bytes = 16;
+    options.max_token_bytes = 102;  // the string with its quotes
+    Tokenizer tok(source, options);
+    ASSERT_EQ(tok.Next()->type, TokenType::kBeginArray);
+    auto s = tok.Next();
+    ASSERT_TRUE(s.ok()) << chunk << ": " << s.status().ToString();
+    EXPECT_EQ(s->text, std::string(100, 'x'));
+    auto n = tok.Next();
+    ASSERT_TRUE(n.ok()) << chunk << ": " << n.status().ToString();
+    EXPECT_EQ(n->type, TokenType::kNumber);
+  }
+  ChunkedSource source(doc, 16);
+  TokenizerOptions options;
+  options.window_bytes = 16;
+  options.max_token_bytes = 101;
+  Tokenizer tok(source, options);
+  ASSERT_TRUE(tok.Next().ok());
+  auto s = tok.Next();
+  EXPECT_EQ(s.status().code(), StatusCode::kLimitExceeded);
+  EXPECT_EQ(s.status().message(), "a JSON token is longer than the 101-byte token limit");
+  EXPECT_EQ(s.status().offset(), 1u);
+}
+
+// Issue 20: a 300 KiB string used to be refused by the 256 KiB window.
+TEST(TokenizerTest, DefaultOptionsReadAStringLongerThanTheWindow) {
+  std::string big(300 << 10, 'p');
+  std::string doc = "{\"prompt\":\"" + big + "\"}";
+  ChunkedSource source(doc, 64 << 10);
+  Tokenizer tok(source);
+  auto v = tok.ReadValue(1 << 20);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->as_object().Find("prompt")->as_string(), big);
+}
+
+TEST(TokenizerTest, ByteOrderMarkGetsTheParsersMessage) {
+  for (size_t chunk : {1, 2, 64}) {
+    Status s = FirstError("\xef\xbb\xbf{}", chunk);
+    EXPECT_EQ(s.code(), Parse("\xef\xbb\xbf{}").status().code());
+    EXPECT_EQ(s.message(), "a byte order mark is not allowed") << chunk;
+    EXPECT_EQ(s.offset(), 0u);
+  }
+  EXPECT_TRUE(FirstError("{}", 1).ok());
+  EXPECT_TRUE(FirstError("1", 1).ok());
 }
 
 TEST(TokenizerTest, DepthLimit) {

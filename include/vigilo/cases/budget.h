@@ -130,11 +130,16 @@ struct BudgetConfig {
 
   // Admits a published dataset's recorded batch_limits before loading its
   // batches. InvalidFormat if the policy is outside the format's accepted
-  // ranges; LimitExceeded if one of its batches would not fit this process's
-  // staging spool, or resident_case_batches of them would not fit
-  // ResidentReservationBytes(). Any case count in the format range is
-  // admitted: records are decoded one at a time, so the count costs no
-  // resident bytes. Errors of Validate() are returned first.
+  // ranges. LimitExceeded if one of its batches would not fit this process's
+  // staging spool (path "staging_spool_bytes"), or resident_case_batches of
+  // them (resident_case_batches × the published max_bytes) would exceed the
+  // 1 GiB encoded resident reservation ceiling (path "resident_case_batches");
+  // the message says the value of that setting that would admit the policy.
+  // This process's case_batch_max_bytes (a writing policy) is not consulted,
+  // so a reader with default settings admits every format-valid policy.
+  // Any case count in the format range is admitted: records are decoded one
+  // at a time, so the count costs no resident bytes. Errors of Validate() are
+  // returned first.
   Status AdmitBatchPolicy(uint64_t max_cases, uint64_t max_bytes) const;
 
   // min(retry_backoff_cap_ms, retry_backoff_base_ms × 2^retry_index), without

@@ -25,7 +25,10 @@ class DatasetSourceFields final : public StorageDocument {
   static Result<DatasetSourceFields> FromJson(const json::Value& value);
 
   StorageFormat format() const override { return StorageFormat::kDatasetSourceFields; }
-  // dataset_id valid; dataset_version absent, string or null; no `cases` member.
+  // dataset_id valid; dataset_version absent, string or null; no `cases`
+  // member; every field nests at most json::kMaxNestingDepth - 2 levels, so
+  // the encoded object stays within the readers' depth limit (LimitExceeded
+  // at `$.fields.<key>` otherwise).
   Status Validate() const override;
   json::Value ToJson() const override;
 

@@ -13,13 +13,19 @@
 
 namespace vigilo::cases {
 
+// Input-size bounds on what one pass holds. A string or number may be as long
+// as the largest of max_case_bytes and max_field_bytes (the tokenizer's
+// window bounds reads, not tokens). A case or field over its bound fails with
+// LimitExceeded at `$.cases[ORDINAL]` or `$.<field>`. Whether a case fits a
+// batch is the batch builder's decision on its encoded record (which names
+// the case id), so a packer sets max_case_bytes to at least its batch limit.
 struct DatasetStreamLimits {
-  size_t max_case_bytes = 8u << 20;    // one encoded case (the batch budget bounds it anyway)
+  size_t max_case_bytes = 8u << 20;    // one case, as input bytes (whitespace included)
   size_t max_field_bytes = 8u << 20;   // one top-level field, as input bytes
   // All top-level fields together, as canonical bytes (the source-fields
   // object's budget), so pass one holds at most this plus one field.
   size_t max_source_fields_bytes = 8u << 20;
-  json::TokenizerOptions tokenizer;    // 256 KiB window by default
+  json::TokenizerOptions tokenizer;    // 256 KiB read window by default
 };
 
 // Pass one: the source fields.

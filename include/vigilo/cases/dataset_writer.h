@@ -31,12 +31,16 @@ class DatasetWriter {
  public:
   // Validates the budget and the source fields before anything is written;
   // LimitExceeded at `$.fields` when the encoded source fields exceed
-  // budget.source_fields_max_bytes.
+  // budget.source_fields_max_bytes, and at `logical_key_max_bytes` when the
+  // longest batch, index page, source-fields or manifest key under
+  // `key_prefix` would exceed budget.logical_key_max_bytes.
   static Result<DatasetWriter> Start(DatasetSourceFields source_fields, const BudgetConfig& budget,
                                      const std::filesystem::path& scratch_dir, std::string key_prefix,
                                      ObjectSink sink);
 
-  // Validates and appends the next case in submitted order.
+  // Validates and appends the next case in submitted order. A case whose
+  // record cannot fit an empty batch is LimitExceeded at `$.cases[ORDINAL]`,
+  // naming its id and the batch limit (the seed's size admission).
   Status AddCase(const json::Value& source_case);
   // Proves the case ids unique (InvalidFormat at `$.cases[j].id` otherwise),
   // then writes the source fields, the index and the manifest. On any error

@@ -26,6 +26,21 @@ struct DatasetIdentity {
   uint64_t case_count = 0;
 };
 
+// The submitted canonical dataset JSON around its cases, the bytes whose
+// BLAKE3 is dataset_hash: `prefix` is `{`, the members whose keys sort before
+// "cases", and `"cases":[` when the key was supplied; `suffix` is `]` (when
+// supplied), the remaining members and `}`. The cases go between them in
+// canonical form, separated by commas (AppendCanonicalCase). Shared by the
+// identity builder and `dataset export`, so both produce the same bytes.
+struct CanonicalDatasetFrame {
+  std::string prefix;
+  std::string suffix;
+};
+CanonicalDatasetFrame FrameCanonicalDataset(const json::Object& fields, bool cases_present);
+// Appends case number `index` (0-based) of the cases array: a comma unless it
+// is the first, then the case's canonical bytes.
+Status AppendCanonicalCase(const json::Value& source, uint64_t index, std::string* out);
+
 // Starts from the submitted top-level fields (everything but `cases`) and
 // takes the cases one at a time in submitted order; retains no case.
 class DatasetIdentityBuilder {

@@ -4,8 +4,9 @@
 // document can be read one case object at a time: walk the outer structure
 // with Next(), then take each case with ReadValue(limit). It enforces the same
 // strict rules as Parse (UTF-8, escapes, numbers, depth, duplicate keys,
-// trailing data) with errors at absolute byte offsets. A single token (string
-// or number) larger than the window fails with LimitExceeded.
+// trailing data) with errors at absolute byte offsets. The window is an I/O
+// buffer, not a token bound: a string or number longer than it grows the
+// buffer for that token, up to max_token_bytes (LimitExceeded beyond).
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,10 @@ struct Token {
 };
 
 struct TokenizerOptions {
-  size_t window_bytes = 256u << 10;  // the seed's per-stream buffer budget
+  size_t window_bytes = 256u << 10;  // the seed's per-stream buffer budget (I/O reads)
+  // The longest single token (string or number, as input bytes with its
+  // quotes): the admitted record size, so any value a record may hold is read.
+  size_t max_token_bytes = 8u << 20;
   size_t max_depth = kMaxNestingDepth;
   // Bytes of member names remembered per open object for duplicate detection.
   size_t max_key_bytes = 1u << 20;
@@ -83,6 +87,8 @@ class Tokenizer {
 
   Status Fill();  // shifts consumed bytes out and reads more; sets eof_
   Result<char> PeekNonWhitespace();
+  Status RejectByteOrderMark();
+  Status TokenTooLong() const;  // at the token starting at pos_
   Result<Token> ScanValueToken(char c);
   Result<Token> AfterValue(Token token);
   Status Fail(Status status);
@@ -95,6 +101,7 @@ class Tokenizer {
   size_t len_ = 0;
   uint64_t base_offset_ = 0;
   bool eof_ = false;
+  bool bom_checked_ = false;
   Status failed_;
   Expect expect_ = Expect::kValue;
   std::vector<Frame> stack_;

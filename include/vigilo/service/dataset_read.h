@@ -25,15 +25,20 @@ namespace vigilo::service {
 
 // What a user typed for NAME|REF: a REF is `@FILE`, `-` (stdin) or inline
 // JSON starting with `{` (an ObjectRef of a dataset manifest, as `dataset
-// ingest` prints it; at most 64 KiB, one trailing newline allowed);
-// anything else is a root name (control::ValidateRootName).
+// ingest` prints it; at most 64 KiB, one trailing newline allowed); text
+// holding a '/' is a file too (no name can hold one: the older spelling
+// `dataset verify ROOT_REF_FILE` keeps working); anything else is a root
+// name (control::ValidateRootName).
 struct DatasetLocator {
   std::optional<cases::ObjectRef> ref;  // set for a REF
   std::string name;                     // set for a name
 };
 // `stdin_source` is read for "-" (tests pass a StringByteSource; the CLI
-// FileByteSource::Stdin()). InvalidArgument/InvalidFormat naming what was
-// wrong; NotFound for a missing @FILE.
+// FileByteSource::Stdin()). InvalidArgument for an invalid name or a
+// reference to something other than a dataset manifest, ParseError or
+// InvalidFormat for a malformed reference (the path names where it came
+// from: the file, "<stdin>" or "<reference>"), LimitExceeded over 64 KiB,
+// NotFound for a missing @FILE.
 Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source);
 
 // A located dataset root.
