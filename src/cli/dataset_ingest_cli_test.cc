@@ -150,6 +150,16 @@ TEST_F(IngestCliTest, ADuplicateIdIsAnErrorAndLeavesNoObject) {
   EXPECT_EQ(files, 0u);
 }
 
+TEST_F(IngestCliTest, AValidationSpoolTooSmallForTheSortIsRefusedUpFront) {
+  CliRun r = Vigilo("dataset ingest - --store ./store --validation-spool 5MiB", Dataset(3));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "vigilo: invalid_argument: --validation-spool: ingestion_validation_spool_bytes must hold one sort run "
+            "plus one batch (external_sort_buffer_bytes + case_batch_max_bytes = 75497472 bytes (72 MiB)), got "
+            "5242880 bytes (5 MiB)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "store"));
+}
+
 // Two processes ingest the same dataset under one name at once: one
 // publishes, the other finds the name holding the same dataset, and the name
 // has one version.

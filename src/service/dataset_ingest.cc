@@ -151,7 +151,12 @@ class Ingestion {
  public:
   Ingestion(const IngestInput& input, const IngestOptions& options, const IngestTarget& target)
       : input_(input), options_(options), target_(target), control_(*target.control),
-        governed_(*target.store, *target.governor, options.cancel) {}
+        governed_(*target.store, *target.governor, options.cancel) {
+    // Whether a case fits a batch is the batch builder's decision on its
+    // encoded record, whose error names the case's ordinal and id: read any
+    // case a format-valid batch could hold (one case at a time).
+    stream_limits_.max_case_bytes = bb::kMaxBatchBytes;
+  }
 
   Result<IngestResult> Run() {
     VIGILO_RETURN_IF_ERROR(ReadPassOne());
@@ -355,6 +360,7 @@ class Ingestion {
       return Status::Ok();
     }
     if (!options_.replace) {
+      name_taken_ = true;
       return AlreadyExists("the name '" + name_ + "' already holds another dataset (version " +
                            std::to_string(current->version) +
                            "); replacing it takes the replace option, and a rerun with it reuses what this run "
@@ -409,7 +415,10 @@ class Ingestion {
   // nothing (the attempt abandoned and its objects deleted).
   Status OnFailure(const Status& error) {
     if (!lease_ || error.code() == StatusCode::kFenced) return error;  // not ours any more
-    if (Retryable(error.code()) || error.code() == StatusCode::kAlreadyExists) {
+    // A name held by another dataset is kept resumable too, so that a rerun
+    // with `replace` reuses the objects. An object key held by other bytes
+    // is not: a rerun of this attempt would meet the same bytes again.
+    if (Retryable(error.code()) || name_taken_) {
       if (control_.RenewLease(*lease_, 1).ok()) {
         return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
                                      " is kept; rerunning the same ingestion resumes it)");
@@ -438,6 +447,7 @@ class Ingestion {
   std::optional<control::Lease> lease_;
   control::AttemptRef attempt_;
   bool resumed_ = false;
+  bool name_taken_ = false;
   cases::SinkStats sink_stats_;
   uint64_t cleanup_deleted_ = 0;
 };

@@ -304,11 +304,83 @@ TEST_F(IngestTest, AZombieWriterIsFencedAndPublishesNothing) {
   EXPECT_FALSE(root->has_value());
 }
 
-// Seed 004: a crash at any point leaves either nothing published or a
-// complete verified dataset; a rerun then succeeds and cleanup drains the
-// rest. Every store operation of a small ingestion, crash before and after
-// its effect.
-TEST_F(IngestTest, ACrashAtEveryStoreOperationThenARerunPublishes) {
+// Bad inputs: each a specific error naming the place, nothing published,
+// no object left.
+TEST_F(IngestTest, EachBadInputIsASpecificErrorAndLeavesNothing) {
+  struct Bad {
+    std::string name;
+    std::string text;
+    StatusCode code;
+    std::string path;
+    std::string message_part;
+  };
+  std::string big_case = CaseJson(1, std::string(9 << 20, 'x'));
+  std::vector<Bad> cases = {
+      {"invalid UTF-8", R"({"dataset_id":"demo-set","cases":[)" + CaseJson(0, "\xff") + "]}",
+       StatusCode::kParseError, "", "UTF-8"},
+      {"duplicate key", R"({"dataset_id":"demo-set","dataset_id":"again","cases":[)" + CaseJson(0) + "]}",
+       StatusCode::kParseError, "", "duplicate"},
+      {"top level not an object", "[" + CaseJson(0) + "]", StatusCode::kInvalidFormat, "$", ""},
+      {"empty cases", R"({"dataset_id":"demo-set","cases":[]})", StatusCode::kInvalidFormat, "$.cases",
+       "at least one case"},
+      {"typed validation", R"({"dataset_id":"demo-set","cases":[)" + CaseJson(0) +
+                               R"(,{"id":"00000000-0000-4000-8000-000000000001","input":{"prompt":"p"},"task_type":"painting"}]})",
+       StatusCode::kInvalidFormat, "$.cases[1]", ""},
+      {"a case larger than a batch", R"({"dataset_id":"demo-set","cases":[)" + CaseJson(0) + "," + big_case + "]}",
+       StatusCode::kLimitExceeded, "$.cases[1]", "00000000-0000-4000-8000-000000000001"},
+  };
+  for (const Bad& bad : cases) {
+    SCOPED_TRACE(bad.name);
+    auto r = Ingest(WriteInput("bad.json", bad.text));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), bad.code) << r.status().ToString();
+    if (!bad.path.empty()) {
+      EXPECT_EQ(r.status().path().substr(0, bad.path.size()), bad.path) << r.status().ToString();
+    }
+    EXPECT_NE(r.status().message().find(bad.message_part), std::string_view::npos) << r.status().ToString();
+    EXPECT_EQ(memory_->object_count(), 0u);
+    auto roots = control_->ListRoots(control::Namespace::kDatasets);
+    ASSERT_TRUE(roots.ok());
+    EXPECT_TRUE(roots->empty());
+  }
+}
+
+TEST_F(IngestTest, AFullValidationSpoolIsRefusedBeforeTheDiskFills) {
+  // 100,000 ids spill more than the quota once the 1 MiB sort buffer fills
+  // (the smallest quota Validate allows: one sort run plus one batch).
+  std::string path = WriteInput("in.json", DatasetJson(100000));
+  IngestOptions o = Options();
+  o.budget.case_batch_max_bytes = 64 << 10;
+  o.budget.external_sort_buffer_bytes = 1 << 20;
+  o.budget.ingestion_validation_spool_bytes = (1 << 20) + (64 << 10);
+  auto r = Ingest(path, *memory_, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
+  EXPECT_EQ(memory_->object_count(), 0u);
+  size_t left = 0;
+  for (const auto& e : std::filesystem::directory_iterator(scratch_ / "spool")) left += e.exists() ? 1 : 0;
+  EXPECT_EQ(left, 0u) << "every spill file is removed";
+}
+
+#ifdef NDEBUG
+// Seed 004: "At 100,000 small cases the case batches number 1,000 with the
+// default record cap; 256-way index pages require four leaves and one parent."
+TEST_F(IngestTest, OneHundredThousandCasesMakeTheSeedsLayout) {
+  auto r = Ingest(WriteInput("100k.json", DatasetJson(100000)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->manifest.case_count, 100000);
+  EXPECT_EQ(r->objects_written, 1000u + 5u + 2u);  // batches, index pages, source fields + manifest
+  EXPECT_EQ(r->manifest.batches.level, 1);
+  ExpectReadable(r->root, *memory_);
+}
+#endif
+
+// Seed 004: a crash or fault at any point leaves either nothing published or
+// a complete verified dataset; a rerun then succeeds and cleanup drains the
+// rest. Every store operation of a small ingestion, under every fault kind
+// the wrapper injects (a kind that does not apply to an operation is a
+// clean run).
+TEST_F(IngestTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
   std::string path = WriteInput("in.json", DatasetJson(5));
   IngestOptions o = Options();
   o.budget.case_batch_max_cases = 2;  // 3 batches
@@ -320,7 +392,10 @@ TEST_F(IngestTest, ACrashAtEveryStoreOperationThenARerunPublishes) {
     operations = counting.operations();
   }
   ASSERT_GT(operations, 10u);
-  for (store::FaultKind kind : {store::FaultKind::kCrash, store::FaultKind::kCrashAfterEffect}) {
+  for (store::FaultKind kind :
+       {store::FaultKind::kCrash, store::FaultKind::kCrashAfterEffect, store::FaultKind::kAckLost,
+        store::FaultKind::kTransient, store::FaultKind::kShortRead, store::FaultKind::kCorruptStored,
+        store::FaultKind::kTornWrite, store::FaultKind::kExistsRaceIdentical, store::FaultKind::kExistsRaceDifferent}) {
     for (uint64_t at = 0; at < operations; ++at) {
       SCOPED_TRACE(std::string(store::FaultKindName(kind)) + " at operation " + std::to_string(at));
       memory_ = std::make_unique<store::MemoryStore>();
