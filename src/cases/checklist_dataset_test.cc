@@ -12,6 +12,8 @@
 #include "vigilo/cases/dataset_writer.h"
 #include "vigilo/cases/identity.h"
 #include "vigilo/cases/ordinal_index.h"
+#include "vigilo/hash/blake3.h"
+#include "vigilo/json/canonical.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 #include "store_test_support.h"
@@ -86,6 +88,67 @@ TEST_F(ChecklistDatasetTest, RootDigestIsNotTheDatasetHash) {
   Write(10);
   ASSERT_TRUE(Read().ok()) << Read().ToString();
   EXPECT_NE(written_.manifest_ref.digest, written_.manifest.dataset_hash);
+}
+
+// V-DM-12: "identity_scheme names the identity algorithms; it adds no bytes to
+// their hash preimages": the manifest's dataset_hash is BLAKE3 of exactly the
+// canonical submitted document, and its version UUID is the identity builder's
+// over the same cases, with the scheme string appearing in neither input.
+TEST_F(ChecklistDatasetTest, IdentitySchemeAddsNoBytesToTheHashPreimages) {
+  std::string doc = R"({"dataset_id":"geo","dataset_version":"v1","cases":[)";
+  for (int i = 0; i < 6; ++i) doc += (i > 0 ? "," : "") + CaseJson(i);
+  doc += "]}";
+  auto sf = DatasetSourceFields::FromDocument(J(doc));
+  ASSERT_TRUE(sf.ok()) << sf.status().ToString();
+  auto writer = DatasetWriter::Start(*sf, WriterBudget(BatchLimits{4, 1 << 20}), TestScratchDir(), "p/", store_.Sink());
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  auto identity = DatasetIdentityBuilder::Start(sf->fields, true);
+  ASSERT_TRUE(identity.ok());
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(writer->AddCase(J(CaseJson(i))).ok());
+    ASSERT_TRUE(identity->AddCase(J(CaseJson(i))).ok());
+  }
+  auto written = writer->Finish();
+  auto ids = identity->Finish();
+  ASSERT_TRUE(written.ok() && ids.ok());
+  EXPECT_NE(store_.Object(written->manifest_ref.key).find(R"("identity_scheme":"vigilo/dataset-json/v1")"),
+            std::string::npos);
+  auto canonical = json::Canonicalize(doc);
+  ASSERT_TRUE(canonical.ok());
+  EXPECT_EQ(canonical->find("vigilo/dataset-json/v1"), std::string::npos);
+  EXPECT_EQ(written->manifest.dataset_hash, Blake3Hex(*canonical));
+  EXPECT_EQ(written->manifest.dataset_version_id, ids->dataset_version_id);
+}
+
+// V-DM-07: "Changing batching defaults does not change these recorded limits
+// or repack a finalized dataset": a reader configured with other batching
+// defaults reads the dataset under the limits its manifest records.
+TEST_F(ChecklistDatasetTest, OtherBatchingDefaultsReadTheRecordedLimits) {
+  Write(10);  // 4 cases per batch, recorded in the manifest
+  BudgetConfig other = BudgetConfig::Defaults();
+  other.case_batch_max_cases = 2;
+  other.case_batch_max_bytes = 512;
+  auto read = ReadDataset(written_.manifest_ref, other, TestScratchDir(), store_.BytesFetch());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->manifest.batch_limits, (BatchLimits{4, 1 << 20}));
+  EXPECT_EQ(read->batch_count, 3u);  // 4 + 4 + 2: not repacked into batches of 2
+  EXPECT_EQ(read->manifest.dataset_hash, written_.manifest.dataset_hash);
+}
+
+// V-BUD-08: "Validate positive limits and relationships before I/O": a
+// reader with an invalid budget is refused before its first fetch.
+TEST_F(ChecklistDatasetTest, AnInvalidBudgetIsRefusedBeforeAnyFetch) {
+  Write(10);
+  BudgetConfig bad = BudgetConfig::Defaults();
+  bad.staging_spool_bytes = bad.case_batch_max_bytes - 1;
+  EXPECT_TRUE(Fails(Read(bad), StatusCode::kInvalidArgument, "staging_spool_bytes", "at least one admitted batch"));
+  EXPECT_EQ(store_.fetches, 0);
+  bad = BudgetConfig::Defaults();
+  bad.page_max_entries = 0;
+  EXPECT_TRUE(Fails(Read(bad), StatusCode::kInvalidArgument, "page_max_entries", "between 1 and 4096, got 0"));
+  EXPECT_EQ(store_.fetches, 0);
+  ASSERT_TRUE(Read().ok());
+  EXPECT_GT(store_.fetches, 0);
 }
 
 // V-BATCH-05: a batch has "one dataset identity": a verified batch of another

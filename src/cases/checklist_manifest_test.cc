@@ -94,7 +94,8 @@ TEST(ChecklistSourceFieldsTest, RejectsInvalidTopLevelShapes) {
                     "cases must be an array"));
   EXPECT_TRUE(Fails(streamed(R"({"cases":[]})"), StatusCode::kInvalidFormat, "$.fields.dataset_id",
                     "missing required field"));
-  EXPECT_EQ(streamed(R"({"dataset_id":"geo","dataset_id":"geo"})").code(), StatusCode::kParseError);
+  EXPECT_TRUE(Fails(streamed(R"({"dataset_id":"geo","dataset_id":"geo"})"), StatusCode::kParseError, "",
+                    "duplicate object key \"dataset_id\""));  // pass one names the byte, not a path
   EXPECT_TRUE(streamed(R"({"dataset_id":"geo","cases":[{"x":1}],"owner":"me"})").ok());
 }
 

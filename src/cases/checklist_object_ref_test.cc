@@ -120,18 +120,17 @@ TEST(ChecklistEncodingTest, MetadataReadersRequireCanonicalBytes) {
   const std::string good =
       R"({"cases_present":true,"fields":{"dataset_id":"geo"},"schema":"vigilo/dataset-source-fields/v1"})";
   ASSERT_TRUE(DecodeSourceFields(good).ok()) << DecodeSourceFields(good).ToString();
-  EXPECT_EQ(DecodeSourceFields(good + "\n").code(), StatusCode::kNotCanonical);  // no trailing LF
-  EXPECT_EQ(DecodeSourceFields(good + "\n").path(), "sf.json");
-  EXPECT_EQ(DecodeSourceFields(" " + good).code(), StatusCode::kNotCanonical);
-  EXPECT_EQ(DecodeSourceFields(R"({"cases_present": true,"fields":{"dataset_id":"geo"},"schema":"vigilo/dataset-source-fields/v1"})")
-                .code(),
-            StatusCode::kNotCanonical);  // whitespace
-  EXPECT_EQ(DecodeSourceFields(R"({"fields":{"dataset_id":"geo"},"cases_present":true,"schema":"vigilo/dataset-source-fields/v1"})")
-                .code(),
-            StatusCode::kNotCanonical);  // key order
-  EXPECT_EQ(DecodeSourceFields(R"({"cases_present":true,"fields":{"dataset_id":"g\u0065o"},"schema":"vigilo/dataset-source-fields/v1"})")
-                .code(),
-            StatusCode::kNotCanonical);  // a needless escape
+  // No trailing LF, leading whitespace, inner whitespace, key order, a needless escape.
+  EXPECT_TRUE(Fails(DecodeSourceFields(good + "\n"), StatusCode::kNotCanonical, "sf.json",
+                    "not the canonical JSON form; the canonical form ends here"));
+  EXPECT_TRUE(Fails(DecodeSourceFields(" " + good), StatusCode::kNotCanonical, "sf.json",
+                    "found byte 0x20 where the canonical form has '{'"));
+  EXPECT_TRUE(Fails(DecodeSourceFields(R"({"cases_present": true,"fields":{"dataset_id":"geo"},"schema":"vigilo/dataset-source-fields/v1"})"),
+                    StatusCode::kNotCanonical, "sf.json", "found byte 0x20 where the canonical form has 't'"));
+  EXPECT_TRUE(Fails(DecodeSourceFields(R"({"fields":{"dataset_id":"geo"},"cases_present":true,"schema":"vigilo/dataset-source-fields/v1"})"),
+                    StatusCode::kNotCanonical, "sf.json", "found 'f' where the canonical form has 'c'"));
+  EXPECT_TRUE(Fails(DecodeSourceFields(R"({"cases_present":true,"fields":{"dataset_id":"g\u0065o"},"schema":"vigilo/dataset-source-fields/v1"})"),
+                    StatusCode::kNotCanonical, "sf.json", "found '\\' where the canonical form has 'e'"));
   Status bom = DecodeSourceFields("\xef\xbb\xbf" + good);
   EXPECT_TRUE(Fails(bom, StatusCode::kParseError, "sf.json", "byte order mark"));
   Status dup = DecodeSourceFields(
