@@ -26,6 +26,11 @@ void RegisterDatasetIngestCommand(CLI::App* dataset, Action* action);
 void RegisterDatasetReadCommands(CLI::App* dataset, Action* action);
 void RegisterParquetCommands(CLI::App& app, Action* action);
 void RegisterIndexCommands(CLI::App& app, Action* action);
+// `vigilo run` and its list|show|verify|chunk (run_commands.cc); it calls
+// RegisterRunPlanCommand on the group it creates.
+void RegisterRunCommands(CLI::App& app, Action* action);
+// `vigilo run plan` (run_plan_command.cc), on the `run` subcommand.
+void RegisterRunPlanCommand(CLI::App* run, Action* action);
 // `vigilo store cleanup` (store_commands.cc).
 void RegisterStoreCommands(CLI::App& app, Action* action);
 // `vigilo index eval` (index_eval.cc), on the `index` subcommand.

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterHashCommand(app, &action);
   vigilo::cli::RegisterJsonCommands(app, &action);
   vigilo::cli::RegisterDatasetCommands(app, &action);
+  vigilo::cli::RegisterRunCommands(app, &action);
   vigilo::cli::RegisterParquetCommands(app, &action);
   vigilo::cli::RegisterIndexCommands(app, &action);
   vigilo::cli::RegisterStoreCommands(app, &action);

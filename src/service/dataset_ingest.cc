@@ -4,6 +4,7 @@
 #include <system_error>
 #include <utility>
 
+#include "attempt_writer.h"
 #include "input_spool.h"
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
@@ -69,33 +70,16 @@ Status Drain(ByteSource& source) {
   }
 }
 
-bool Retryable(StatusCode code) {
-  return code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded ||
-         code == StatusCode::kCancelled || code == StatusCode::kIoError;
-}
-
-Status WithSuffix(const Status& s, const std::string& suffix) {
-  Status out(s.code(), std::string(s.message()) + suffix);
-  return s.path().empty() ? out : std::move(out).WithPath(std::string(s.path()));
-}
-
 std::string_view FormatName(InputFormat f) { return f == InputFormat::kDatasetJson ? "dataset-json" : "case-lines"; }
 
 // Checks everything that needs no input and no I/O.
 Status CheckRequest(const IngestInput& input, const IngestOptions& options, const IngestTarget& target) {
-  if (target.control == nullptr || target.store == nullptr || target.governor == nullptr ||
-      target.wall_clock == nullptr) {
-    return Internal("IngestDataset needs a control store, a store, a governor and a wall clock");
-  }
   if (input.path.empty()) return InvalidArgument("no input file given").WithPath("input");
   VIGILO_RETURN_IF_ERROR(options.budget.Validate());
   if (!options.name.empty()) {
     if (Status s = control::ValidateRootName(options.name); !s.ok()) {
       return InvalidArgument(std::string(s.message())).WithPath("name");
     }
-  }
-  if (Status s = ValidateStorageAlias(target.alias); !s.ok()) {
-    return InvalidArgument(std::string(s.message())).WithPath("storage_alias");
   }
   if (options.lease_duration <= 0 || options.lease_duration > control::kMaxLeaseDuration) {
     return InvalidArgument("the lease duration must be positive and at most 24 hours").WithPath("lease_duration");
@@ -106,7 +90,7 @@ Status CheckRequest(const IngestInput& input, const IngestOptions& options, cons
         .WithPath("scratch_dir");
   }
   if (input.format == InputFormat::kCaseLines) VIGILO_RETURN_IF_ERROR(cases::ValidateCaseLinesOptions(input.lines));
-  return store::RequireWritable(*target.store, target.alias);
+  return CheckWriteTarget(target);
 }
 
 // The admission record of an attempt (seed 004: "Uploads record their
@@ -150,8 +134,7 @@ bool SameDataset(const cases::DatasetManifest& a, const cases::DatasetManifest& 
 class Ingestion {
  public:
   Ingestion(const IngestInput& input, const IngestOptions& options, const IngestTarget& target)
-      : input_(input), options_(options), target_(target), control_(*target.control),
-        governed_(*target.store, *target.governor, options.cancel) {
+      : input_(input), options_(options), target_(target), control_(*target.control) {
     // Whether a case fits a batch is the batch builder's decision on its
     // encoded record, whose error names the case's ordinal and id: read any
     // case a format-valid batch could hold (one case at a time).
@@ -160,10 +143,17 @@ class Ingestion {
 
   Result<IngestResult> Run() {
     VIGILO_RETURN_IF_ERROR(ReadPassOne());
-    VIGILO_RETURN_IF_ERROR(TakeAttempt());
+    writer_.emplace(target_, control::Namespace::kDatasets, name_, options_.lease_duration, options_.cancel);
+    VIGILO_ASSIGN_OR_RETURN(std::string admission, AdmissionRecord(input_, budget_, target_.alias, input_digest_,
+                                                                   input_bytes_));
+    VIGILO_RETURN_IF_ERROR(
+        writer_->Take(admission, [&admission](const std::string& theirs) { return theirs == admission; }));
     Result<IngestResult> done = WriteVerifyPublish();
     if (done.ok()) return done;
-    return OnFailure(done.status());
+    // A name held by another dataset is kept resumable, so that a rerun
+    // with `replace` reuses the objects. An object key held by other bytes
+    // is not: a rerun of this attempt would meet the same bytes again.
+    return writer_->OnFailure(done.status(), name_taken_);
   }
 
  private:
@@ -216,85 +206,11 @@ class Ingestion {
     return CheckCancelled();
   }
 
-  // Drains due cleanup on the store, then resumes this input's unfinished
-  // attempt if its writer is gone, else begins a new one.
-  Status TakeAttempt() {
-    control::CleanupReport drained =
-        control::DrainCleanup(control_, target_.ledger_store_id, *target_.store, *target_.governor, options_.cancel);
-    cleanup_deleted_ += drained.deleted;
-    VIGILO_ASSIGN_OR_RETURN(std::string admission, AdmissionRecord(input_, budget_, target_.alias, input_digest_,
-                                                                   input_bytes_));
-    VIGILO_ASSIGN_OR_RETURN(std::vector<control::AttemptRecord> attempts,
-                            control_.ListAttempts(control::Namespace::kDatasets, name_));
-    store::Micros now = target_.wall_clock->Now();
-    std::optional<control::AttemptRef> resumable;
-    for (const control::AttemptRecord& a : attempts) {
-      if (a.state != control::AttemptState::kActive || a.store != target_.ledger_store_id) continue;
-      if (a.lease_expires_at > now) continue;  // a live writer: not ours to touch
-      if (a.admission_limits == admission) {
-        resumable = a.attempt;  // the newest one wins (oldest first)
-      } else {
-        // A dead writer of other input or limits under this name: its
-        // objects become cleanup work once the settle time has passed.
-        (void)control_.AbandonExpired(a.attempt, control::kDefaultAbandonSettle);
-      }
-    }
-    if (resumable) {
-      Result<control::Lease> lease = control_.ResumeAttempt(*resumable, control::ProcessOwner(),
-                                                            options_.lease_duration);
-      if (lease.ok()) {
-        lease_ = *lease;
-        attempt_ = lease_->attempt;
-        resumed_ = true;
-        return Status::Ok();
-      }
-      // Lost a race for it (another rerun took it): begin afresh below.
-    }
-    control::AttemptSpec spec;
-    spec.ns = control::Namespace::kDatasets;
-    spec.name = name_;
-    spec.store = target_.ledger_store_id;
-    spec.owner = control::ProcessOwner();
-    spec.admission_limits = admission;
-    spec.lease_duration = options_.lease_duration;
-    VIGILO_ASSIGN_OR_RETURN(lease_, control_.BeginAttempt(spec));
-    attempt_ = lease_->attempt;
-    return Status::Ok();
-  }
-
-  // Renews the lease once half of it has passed, so that a long ingestion
-  // keeps it and a dead one loses it within one lease duration.
-  Status KeepLease() {
-    store::Micros now = target_.wall_clock->Now();
-    if (lease_->expires_at - now > options_.lease_duration / 2) return Status::Ok();
-    VIGILO_ASSIGN_OR_RETURN(lease_, control_.RenewLease(*lease_, options_.lease_duration));
-    return Status::Ok();
-  }
-
-  cases::ObjectSink LedgerSink() {
-    cases::ObjectSink store_sink = cases::StoreSink(governed_, target_.alias, &sink_stats_);
-    return [this, store_sink](const std::string& key, cases::StorageFormat schema,
-                              std::string bytes) -> Result<cases::ObjectRef> {
-      VIGILO_RETURN_IF_ERROR(CheckCancelled());
-      // The staging spool: the bytes of the object in flight. Uploads are
-      // one at a time, so this is one object, which admission bounds.
-      if (bytes.size() > budget_.staging_spool_bytes) {
-        return LimitExceeded("an object of " + std::to_string(bytes.size()) +
-                             " bytes does not fit the staging spool")
-            .WithPath(key);
-      }
-      VIGILO_RETURN_IF_ERROR(KeepLease());
-      // Recorded before the create: a crash after it leaves a key the
-      // ledger knows, so cleanup can find it.
-      VIGILO_RETURN_IF_ERROR(control_.RecordKey(*lease_, key));
-      return store_sink(key, schema, std::move(bytes));
-    };
-  }
-
   Result<IngestResult> WriteVerifyPublish() {
     VIGILO_ASSIGN_OR_RETURN(cases::DatasetWriter writer,
                             cases::DatasetWriter::Start(source_fields_, budget_, options_.scratch_dir,
-                                                        lease_->key_prefix, LedgerSink()));
+                                                        writer_->lease().key_prefix,
+                                                        writer_->Sink(budget_.staging_spool_bytes)));
     VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> reader, spool_->OpenReader());
     uint64_t cases_done = 0;
     CountingSource counted(*reader, nullptr, [&](uint64_t n) { Report("writing", cases_done, n); });
@@ -316,10 +232,10 @@ class Ingestion {
     // Publication requires bounded verification of every descendant (seed
     // 004): read back from the store, decoded by the reader, not the writer.
     Report("verifying", cases_done, 0);
-    VIGILO_RETURN_IF_ERROR(KeepLease());
+    VIGILO_RETURN_IF_ERROR(writer_->KeepLease());
     VIGILO_ASSIGN_OR_RETURN(cases::ReadDatasetSummary verified,
                             cases::ReadDataset(written.manifest_ref, budget_, options_.scratch_dir,
-                                               cases::StoreBytesFetch(cases::SingleStore(governed_))));
+                                               cases::StoreBytesFetch(cases::SingleStore(writer_->governed()))));
     IngestResult result;
     result.verified_bytes = verified.object_bytes;
     result.manifest = written.manifest;
@@ -332,9 +248,8 @@ class Ingestion {
   }
 
   Status Publish(IngestResult& result) {
-    VIGILO_RETURN_IF_ERROR(KeepLease());
     VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
-    Result<control::PublishOutcome> published = control_.PublishRoot(*lease_, value);
+    Result<control::PublishOutcome> published = writer_->Publish(value);
     if (published.ok()) {
       result.outcome = IngestOutcome::kPublished;
       return FillVersion(result);
@@ -354,20 +269,25 @@ class Ingestion {
       result.outcome = IngestOutcome::kUnchanged;
       result.root_version = current->version;
       // Ours duplicates what is published: give it up and delete it now.
-      VIGILO_RETURN_IF_ERROR(control_.Abandon(*lease_));
-      lease_.reset();
-      DrainOwnCleanup();
+      writer_->AbandonAndClean();
       return Status::Ok();
     }
     if (!options_.replace) {
       name_taken_ = true;
-      return AlreadyExists("the name '" + name_ + "' already holds another dataset (version " +
+      bool same_identity = theirs && theirs->dataset_hash == result.manifest.dataset_hash &&
+                           theirs->dataset_version_id == result.manifest.dataset_version_id;
+      std::string what = same_identity ? "this dataset with another batch policy (max_cases " +
+                                             std::to_string(theirs->batch_limits.max_cases) + ", max_bytes " +
+                                             std::to_string(theirs->batch_limits.max_bytes) +
+                                             "); a published dataset is never repacked"
+                                       : "another dataset";
+      return AlreadyExists("the name '" + name_ + "' already holds " + what + " (version " +
                            std::to_string(current->version) +
                            "); replacing it takes the replace option, and a rerun with it reuses what this run "
                            "wrote")
           .WithPath(name_);
     }
-    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, control_.ReplaceRoot(*lease_, current->value, value));
+    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, writer_->Replace(current->value, value));
     result.outcome =
         replaced == control::PublishOutcome::kAlreadyIdentical ? IngestOutcome::kPublished : IngestOutcome::kReplaced;
     return FillVersion(result);
@@ -387,56 +307,28 @@ class Ingestion {
     if (owner.store != target_.ledger_store_id) return std::optional<cases::DatasetManifest>();
     VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
     VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
-    cases::ObjectFetch fetch = cases::StoreFetch(cases::SingleStore(governed_), budget_.root_manifest_max_bytes);
+    cases::ObjectFetch fetch =
+        cases::StoreFetch(cases::SingleStore(writer_->governed()), budget_.root_manifest_max_bytes);
     VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, fetch(ref));
     VIGILO_ASSIGN_OR_RETURN(cases::DatasetManifest manifest, cases::DatasetManifest::Decode(object));
     return std::optional<cases::DatasetManifest>(std::move(manifest));
   }
 
-  void DrainOwnCleanup() {
-    control::CleanupReport drained =
-        control::DrainCleanup(control_, target_.ledger_store_id, *target_.store, *target_.governor, options_.cancel);
-    cleanup_deleted_ += drained.deleted;
-  }
-
   void Fill(IngestResult& result) const {
     result.name = name_;
-    result.attempt = attempt_;
-    result.resumed = resumed_;
+    result.attempt = writer_->attempt();
+    result.resumed = writer_->resumed();
     result.input_bytes = input_bytes_;
-    result.objects_written = sink_stats_.created;
-    result.objects_replayed = sink_stats_.replayed;
-    result.bytes_written = sink_stats_.created_bytes;
-    result.cleanup_deleted = cleanup_deleted_;
-  }
-
-  // What a failure leaves: a resumable attempt when a rerun can get past
-  // the error (its lease released at once so the rerun takes it over), else
-  // nothing (the attempt abandoned and its objects deleted).
-  Status OnFailure(const Status& error) {
-    if (!lease_ || error.code() == StatusCode::kFenced) return error;  // not ours any more
-    // A name held by another dataset is kept resumable too, so that a rerun
-    // with `replace` reuses the objects. An object key held by other bytes
-    // is not: a rerun of this attempt would meet the same bytes again.
-    if (Retryable(error.code()) || name_taken_) {
-      if (control_.RenewLease(*lease_, 1).ok()) {
-        return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
-                                     " is kept; rerunning the same ingestion resumes it)");
-      }
-      return error;
-    }
-    if (control_.Abandon(*lease_).ok()) {
-      lease_.reset();
-      DrainOwnCleanup();
-    }
-    return error;
+    result.objects_written = writer_->stats().created;
+    result.objects_replayed = writer_->stats().replayed;
+    result.bytes_written = writer_->stats().created_bytes;
+    result.cleanup_deleted = writer_->cleanup_deleted();
   }
 
   const IngestInput& input_;
   const IngestOptions& options_;
   const IngestTarget& target_;
   control::ControlStore& control_;
-  store::GovernedStore governed_;
   cases::DatasetStreamLimits stream_limits_;
   cases::BudgetConfig budget_;
   std::optional<InputSpool> spool_;
@@ -444,12 +336,8 @@ class Ingestion {
   uint64_t input_bytes_ = 0;
   std::string input_digest_;
   std::string name_;
-  std::optional<control::Lease> lease_;
-  control::AttemptRef attempt_;
-  bool resumed_ = false;
+  std::optional<AttemptWriter> writer_;
   bool name_taken_ = false;
-  cases::SinkStats sink_stats_;
-  uint64_t cleanup_deleted_ = 0;
 };
 
 }  // namespace

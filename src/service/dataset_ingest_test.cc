@@ -186,7 +186,7 @@ TEST_F(IngestTest, AnotherDatasetUnderATakenNameNeedsReplaceAndReusesTheWork) {
   EXPECT_EQ(refused.status().code(), StatusCode::kAlreadyExists);
   EXPECT_NE(refused.status().message().find("already holds another dataset (version 1)"), std::string_view::npos)
       << refused.status().ToString();
-  EXPECT_NE(refused.status().message().find("rerunning the same ingestion resumes it"), std::string_view::npos);
+  EXPECT_NE(refused.status().message().find("rerunning the same command resumes it"), std::string_view::npos);
 
   wall_.Advance(kSecond);
   IngestOptions o = Options();
@@ -269,7 +269,7 @@ TEST_F(IngestTest, AStoreThatStaysDownLeavesAResumableAttempt) {
     auto r = Ingest(path, faulty, Options());
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().ToString();
-    EXPECT_NE(r.status().message().find("is kept; rerunning the same ingestion resumes it"), std::string_view::npos);
+    EXPECT_NE(r.status().message().find("is kept; rerunning the same command resumes it"), std::string_view::npos);
   }
   EXPECT_EQ(memory_->object_count(), 1u);
   wall_.Advance(kSecond);

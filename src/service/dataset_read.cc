@@ -15,21 +15,26 @@ namespace {
 
 constexpr size_t kMaxRefBytes = 64 * 1024;
 
+// "dataset" or "run": how messages name what a namespace publishes.
+std::string Noun(control::Namespace ns) { return ns == control::Namespace::kRuns ? "run" : "dataset"; }
+
+Status RefTooLarge(control::Namespace ns) { return LimitExceeded("a " + Noun(ns) + " reference is at most 64 KiB"); }
+
 // A REF's text: at most 64 KiB, one trailing LF allowed (as `dataset pack`
 // and `dataset ingest` print it).
-Result<std::string> ReadRefText(ByteSource& source, const std::string& origin) {
+Result<std::string> ReadRefText(ByteSource& source, const std::string& origin, control::Namespace ns) {
   std::string text;
   char buf[4096];
   while (true) {
     VIGILO_ASSIGN_OR_RETURN(size_t n, source.Read(std::span<char>(buf, sizeof buf)));
     if (n == 0) break;
     if (text.size() + n > kMaxRefBytes + 1) {
-      return LimitExceeded("a dataset reference is at most 64 KiB").WithPath(origin);
+      return RefTooLarge(ns).WithPath(origin);
     }
     text.append(buf, n);
   }
   if (!text.empty() && text.back() == '\n') text.pop_back();
-  if (text.size() > kMaxRefBytes) return LimitExceeded("a dataset reference is at most 64 KiB").WithPath(origin);
+  if (text.size() > kMaxRefBytes) return RefTooLarge(ns).WithPath(origin);
   return text;
 }
 
@@ -39,25 +44,26 @@ Status Located(Status s, const std::string& origin) {
   return std::move(s).PrependPath(origin + ": ");
 }
 
-Result<cases::ObjectRef> ParseRef(std::string_view text, const std::string& origin) {
+Result<cases::ObjectRef> ParseRef(std::string_view text, const std::string& origin, control::Namespace ns) {
   auto parsed = json::Parse(text);
   if (!parsed.ok()) return Located(std::move(parsed).take_status(), origin);
   auto ref = cases::ObjectRef::FromJson(*parsed, "$");
   if (!ref.ok()) return Located(std::move(ref).take_status(), origin);
-  if (ref->schema != cases::StorageFormat::kDatasetManifest) {
+  const cases::StorageFormat expected = RootFormat(ns);
+  if (ref->schema != expected) {
     return InvalidArgument("the reference names a " + std::string(cases::StorageFormatId(ref->schema)) +
-                           " object, not a vigilo/dataset-manifest/v1 root")
+                           " object, not a " + std::string(cases::StorageFormatId(expected)) + " root")
         .WithPath(origin);
   }
   return std::move(ref).value();
 }
 
-Result<DatasetLocator> RefFromFile(const std::string& path) {
+Result<RootLocator> RefFromFile(const std::string& path, control::Namespace ns) {
   if (path.empty()) return InvalidArgument("@ must be followed by a file name");
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, FileByteSource::Open(path));
-  VIGILO_ASSIGN_OR_RETURN(std::string text, ReadRefText(*file, path));
-  DatasetLocator locator;
-  VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(text, path));
+  VIGILO_ASSIGN_OR_RETURN(std::string text, ReadRefText(*file, path, ns));
+  RootLocator locator;
+  VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(text, path, ns));
   return locator;
 }
 
@@ -198,50 +204,64 @@ Status WalkLeaves(const cases::IndexEntry& expected, int32_t level, int depth, i
 
 }  // namespace
 
-Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source) {
-  if (text.empty()) return InvalidArgument("a dataset name or reference is required");
-  if (text[0] == '@') return RefFromFile(std::string(text.substr(1)));
-  DatasetLocator locator;
+cases::StorageFormat RootFormat(control::Namespace ns) {
+  return ns == control::Namespace::kRuns ? cases::StorageFormat::kRunPlanManifest
+                                         : cases::StorageFormat::kDatasetManifest;
+}
+
+Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_source, control::Namespace ns) {
+  const std::string noun = Noun(ns);
+  if (text.empty()) return InvalidArgument("a " + noun + " name or reference is required");
+  if (text[0] == '@') return RefFromFile(std::string(text.substr(1)), ns);
+  RootLocator locator;
   if (text == "-") {
     if (stdin_source == nullptr) return InvalidArgument("no standard input to read the reference from");
-    VIGILO_ASSIGN_OR_RETURN(std::string ref_text, ReadRefText(*stdin_source, "<stdin>"));
-    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(ref_text, "<stdin>"));
+    VIGILO_ASSIGN_OR_RETURN(std::string ref_text, ReadRefText(*stdin_source, "<stdin>", ns));
+    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(ref_text, "<stdin>", ns));
     return locator;
   }
   if (text[0] == '{') {
     std::string_view inline_text = text;
     if (inline_text.back() == '\n') inline_text.remove_suffix(1);
-    if (inline_text.size() > kMaxRefBytes) return LimitExceeded("a dataset reference is at most 64 KiB");
-    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(inline_text, "<reference>"));
+    if (inline_text.size() > kMaxRefBytes) return RefTooLarge(ns);
+    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(inline_text, "<reference>", ns));
     return locator;
   }
   // A name never holds '/', so a path is unambiguous: the older spelling of
   // @FILE (`dataset verify ROOT_REF_FILE`) keeps working.
-  if (text.find('/') != std::string_view::npos) return RefFromFile(std::string(text));
+  if (text.find('/') != std::string_view::npos) return RefFromFile(std::string(text), ns);
   if (Status s = control::ValidateRootName(text); !s.ok()) {
-    return InvalidArgument("\"" + std::string(text) + "\" is not a dataset name (" + std::string(s.message()) +
+    return InvalidArgument("\"" + std::string(text) + "\" is not a " + noun + " name (" + std::string(s.message()) +
                            ") nor a reference (@FILE, - or inline JSON)");
   }
   locator.name = std::string(text);
   return locator;
 }
 
-Result<ResolvedDataset> ResolveDataset(const DatasetLocator& locator, control::ControlStore* control) {
-  ResolvedDataset resolved;
+Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source) {
+  return ParseRootLocator(text, stdin_source, control::Namespace::kDatasets);
+}
+
+Result<ResolvedRoot> ResolveRoot(const RootLocator& locator, control::ControlStore* control, control::Namespace ns) {
+  ResolvedRoot resolved;
   if (locator.ref) {
     resolved.root = *locator.ref;
     return resolved;
   }
-  if (control == nullptr) return InvalidArgument("a dataset name needs the control store");
-  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> record,
-                          control->GetRoot(control::Namespace::kDatasets, locator.name));
-  if (!record) return NotFound("no dataset is published under " + locator.name);
-  const std::string where = "datasets/" + locator.name + " version " + std::to_string(record->version);
-  VIGILO_ASSIGN_OR_RETURN(resolved.root, ParseRef(record->value, where));
+  if (control == nullptr) return InvalidArgument("a " + Noun(ns) + " name needs the control store");
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> record, control->GetRoot(ns, locator.name));
+  if (!record) return NotFound("no " + Noun(ns) + " is published under " + locator.name);
+  const std::string where =
+      std::string(control::NamespaceName(ns)) + "/" + locator.name + " version " + std::to_string(record->version);
+  VIGILO_ASSIGN_OR_RETURN(resolved.root, ParseRef(record->value, where, ns));
   VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord attempt, control->GetAttempt(record->attempt));
   resolved.ledger_store_id = attempt.store;
   resolved.record = std::move(record);
   return resolved;
+}
+
+Result<ResolvedDataset> ResolveDataset(const DatasetLocator& locator, control::ControlStore* control) {
+  return ResolveRoot(locator, control, control::Namespace::kDatasets);
 }
 
 Result<DatasetOverview> ShowDataset(const cases::ObjectRef& root, const cases::BudgetConfig& budget,

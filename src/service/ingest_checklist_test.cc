@@ -255,7 +255,7 @@ TEST_F(IngestChecklistTest, AnAttemptRecordsItsAdmissionLimitsAndARerunResumesUn
     auto r = Ingest(path, down, o);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(Fails(r.status(), StatusCode::kUnavailable, "",
-                      "is kept; rerunning the same ingestion resumes it"));
+                      "is kept; rerunning the same command resumes it"));
   }
   std::vector<control::AttemptRecord> kept = Attempts();
   ASSERT_EQ(kept.size(), 1u);
@@ -335,7 +335,8 @@ TEST_F(IngestChecklistTest, APublishedReferenceKeepsOwnerByteCountAndIdentityAcr
   auto repacked = Ingest(path, memory_, smaller);
   ASSERT_FALSE(repacked.ok());
   EXPECT_TRUE(Fails(repacked.status(), StatusCode::kAlreadyExists, "demo-set",
-                    "the name 'demo-set' already holds another dataset (version 1)"));
+                    "the name 'demo-set' already holds this dataset with another batch policy (max_cases 100, "
+                    "max_bytes 8388608); a published dataset is never repacked (version 1)"));
   EXPECT_EQ(PublishedValue(), value);
 
   // A reader configured otherwise reads the same bytes, owner and identity.

@@ -45,6 +45,7 @@
 #include "vigilo/store/clock.h"
 #include "vigilo/store/governor.h"
 #include "vigilo/store/object_store.h"
+#include "vigilo/service/write_target.h"
 
 namespace vigilo::service {
 
@@ -78,14 +79,7 @@ struct IngestOptions {
 };
 
 // Where the dataset goes.
-struct IngestTarget {
-  control::ControlStore* control = nullptr;
-  store::ObjectStore* store = nullptr;        // the backend itself (not governed)
-  store::RequestGovernor* governor = nullptr; // governs every request to it
-  std::string alias;                          // recorded in every reference
-  std::string ledger_store_id;                // control::LedgerStoreId of the store
-  store::Clock* wall_clock = nullptr;         // leases (control::DefaultWallClock())
-};
+using IngestTarget = WriteTarget;
 
 enum class IngestOutcome {
   kPublished,  // the name was free

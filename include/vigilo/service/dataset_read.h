@@ -23,35 +23,50 @@
 
 namespace vigilo::service {
 
-// What a user typed for NAME|REF: a REF is `@FILE`, `-` (stdin) or inline
-// JSON starting with `{` (an ObjectRef of a dataset manifest, as `dataset
-// ingest` prints it; at most 64 KiB, one trailing newline allowed); text
-// holding a '/' is a file too (no name can hold one: the older spelling
-// `dataset verify ROOT_REF_FILE` keeps working); anything else is a root
-// name (control::ValidateRootName).
-struct DatasetLocator {
+// What a user typed for NAME|REF, for a dataset or a run (the namespace
+// says which): a REF is `@FILE`, `-` (stdin) or inline JSON starting with
+// `{` (an ObjectRef of the namespace's root object — a dataset manifest or
+// a run-plan manifest — as `dataset ingest` prints it; at most 64 KiB, one
+// trailing newline allowed); text holding a '/' is a file too (no name can
+// hold one: the older spelling `dataset verify ROOT_REF_FILE` keeps
+// working); anything else is a root name (control::ValidateRootName).
+struct RootLocator {
   std::optional<cases::ObjectRef> ref;  // set for a REF
   std::string name;                     // set for a name
 };
+using DatasetLocator = RootLocator;
+
+// The root object of a namespace's published values
+// (kDatasets: vigilo/dataset-manifest/v1, kRuns: vigilo/run-plan-manifest/v1).
+cases::StorageFormat RootFormat(control::Namespace ns);
+
 // `stdin_source` is read for "-" (tests pass a StringByteSource; the CLI
 // FileByteSource::Stdin()). InvalidArgument for an invalid name or a
-// reference to something other than a dataset manifest, ParseError or
-// InvalidFormat for a malformed reference (the path names where it came
+// reference to something other than the namespace's root object, ParseError
+// or InvalidFormat for a malformed reference (the path names where it came
 // from: the file, "<stdin>" or "<reference>"), LimitExceeded over 64 KiB,
-// NotFound for a missing @FILE.
+// NotFound for a missing @FILE. Messages say "dataset" or "run".
+Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_source, control::Namespace ns);
+// ParseRootLocator for the datasets namespace.
 Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source);
 
-// A located dataset root.
-struct ResolvedDataset {
-  cases::ObjectRef root;                   // the manifest's reference
+// A located root.
+struct ResolvedRoot {
+  cases::ObjectRef root;                      // the root object's reference
   std::optional<control::RootRecord> record;  // for a name: its current version
   // For a name: the ledger store id of the store its publishing attempt wrote
   // to (control::StoreSpecForLedgerId turns it into a --store spec). Empty
   // for a REF.
   std::string ledger_store_id;
 };
-// A REF is returned as is. A name is looked up in `control` (may be null only
-// for a REF): NotFound "no dataset is published under NAME" otherwise.
+using ResolvedDataset = ResolvedRoot;
+// A REF is returned as is. A name is looked up in `control`'s namespace `ns`
+// (control may be null only for a REF): NotFound "no dataset is published
+// under NAME" ("no run ...") otherwise; a stored value that is not a
+// reference to the namespace's root object is an error naming
+// "<namespace>/<name> version N".
+Result<ResolvedRoot> ResolveRoot(const RootLocator& locator, control::ControlStore* control, control::Namespace ns);
+// ResolveRoot in the datasets namespace.
 Result<ResolvedDataset> ResolveDataset(const DatasetLocator& locator, control::ControlStore* control);
 
 // `dataset show`: the verified manifest, its source fields, and the object

@@ -1,0 +1,29 @@
+// Where a publishing command writes: the object store (and the governor
+// every request to it goes through), the alias its references record, and
+// the control store that owns attempts, leases and named roots.
+#pragma once
+
+#include <string>
+
+#include "vigilo/control/control_store.h"
+#include "vigilo/store/clock.h"
+#include "vigilo/store/governor.h"
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::service {
+
+struct WriteTarget {
+  control::ControlStore* control = nullptr;
+  store::ObjectStore* store = nullptr;         // the backend itself (not governed)
+  store::RequestGovernor* governor = nullptr;  // governs every request to it
+  std::string alias;                           // recorded in every reference
+  std::string ledger_store_id;                 // control::LedgerStoreId of the store
+  store::Clock* wall_clock = nullptr;          // leases (control::DefaultWallClock())
+  store::RandomSource* random = nullptr;       // identifiers drawn once (run ids); null: store::DefaultRandom()
+};
+
+// Everything a write needs is there, the alias is valid and the store can
+// be written safely (conditional creates, read after create).
+Status CheckWriteTarget(const WriteTarget& target);
+
+}  // namespace vigilo::service

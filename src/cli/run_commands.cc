@@ -1,0 +1,293 @@
+// `vigilo run list|show|verify|chunk`: published run plans read back
+// (service/run_read.h). A NAME is looked up in the control store's `runs`
+// namespace and read from the store its publishing attempt wrote to; a REF
+// (@FILE, -, inline JSON, or a path) from --store, or from the configured
+// alias its storage_alias names. Every object is verified before it is used.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "budget_flags.h"
+#include "commands.h"
+#include "output.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/service/dataset_read.h"
+#include "vigilo/service/run_read.h"
+#include "vigilo/store/config.h"
+
+namespace vigilo::cli {
+namespace {
+
+struct RunArgs {
+  std::string target;  // NAME|REF
+  std::string store;
+  std::string stores_file;
+  BudgetFlags budget;
+  OutputFlags output;
+  bool cases = false;       // verify --cases
+  int32_t chunk_index = 0;  // chunk --index
+  bool quiet = false;       // chunk -q
+};
+
+// Library errors name settings, never flags: a budget error whose path is a
+// setting a flag sets is reported under that flag.
+Status UnderFlag(Status s) {
+  if (s.ok() || (s.code() != StatusCode::kLimitExceeded && s.code() != StatusCode::kInvalidArgument)) return s;
+  std::string flag = FlagForSetting(s.path());
+  if (flag.empty()) return s;
+  return Status(s.code(), std::string(s.message())).WithPath(flag);
+}
+
+// The control store if it exists (a read never creates one).
+Result<std::unique_ptr<control::ControlStore>> OpenExistingControl() {
+  control::SqliteOptions options;
+  options.create = false;
+  return control::OpenDefaultControlStore(options);
+}
+
+struct OpenedRun {
+  service::ResolvedRoot resolved;
+  cases::BudgetConfig budget;
+  std::unique_ptr<store::StoreSet> stores;
+  cases::ObjectBytesFetch fetch;
+};
+
+Result<OpenedRun> OpenRun(const RunArgs& args) {
+  OpenedRun opened;
+  VIGILO_ASSIGN_OR_RETURN(opened.budget, BudgetFromFlags(args.budget));
+  std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
+  VIGILO_ASSIGN_OR_RETURN(service::RootLocator locator,
+                          service::ParseRootLocator(args.target, stdin_source.get(), control::Namespace::kRuns));
+  std::unique_ptr<control::ControlStore> control;
+  if (!locator.ref) {
+    auto control_store = OpenExistingControl();
+    if (!control_store.ok() && control_store.status().code() == StatusCode::kNotFound) {
+      return NotFound("no run is published under " + locator.name);
+    }
+    VIGILO_ASSIGN_OR_RETURN(control, std::move(control_store));
+  }
+  VIGILO_ASSIGN_OR_RETURN(opened.resolved, service::ResolveRoot(locator, control.get(), control::Namespace::kRuns));
+
+  std::optional<std::string> stores_file;
+  if (!args.stores_file.empty()) stores_file = args.stores_file;
+  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  std::string spec = args.store;
+  if (spec.empty() && !opened.resolved.ledger_store_id.empty()) {
+    spec = control::StoreSpecForLedgerId(opened.resolved.ledger_store_id);
+  }
+  if (spec.empty()) {
+    const std::string& alias = opened.resolved.root.storage_alias;
+    if (config.Find(alias) == nullptr) {
+      std::string where = config.origin().empty() ? "" : " in " + config.origin();
+      return InvalidArgument("a reference needs --store SPEC: its storage alias \"" + alias + "\" is not configured" +
+                             where);
+    }
+    spec = alias;
+  }
+  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, spec, store::OpenOptions{}));
+  opened.stores = std::make_unique<store::StoreSet>(std::move(config), std::move(resolved));
+  store::StoreSet* stores = opened.stores.get();
+  opened.fetch = cases::StoreBytesFetch([stores](std::string_view alias) { return stores->ForAlias(alias); });
+  return opened;
+}
+
+// The name, version and publication time of a named run (nothing for a REF).
+void AddPublication(const service::ResolvedRoot& resolved, Record* r) {
+  if (!resolved.record) return;
+  r->Add("name", json::Value(resolved.record->name));
+  r->Add("version", json::Value::Uint(resolved.record->version));
+  r->Add("published_at", json::Value(control::FormatWallTime(resolved.record->published_at)));
+}
+
+Record RefRecord(const cases::ObjectRef& ref) {
+  Record r;
+  r.Add("storage_alias", json::Value(ref.storage_alias));
+  r.Add("key", json::Value(ref.key));
+  r.Add("digest", json::Value(ref.digest));
+  r.Add("byte_count", json::Value::Uint(ref.byte_count));
+  return r;
+}
+
+json::Value Count(int64_t n) { return json::Value::Uint(static_cast<uint64_t>(n)); }
+
+Status List(const RunArgs& args) {
+  auto control_store = OpenExistingControl();
+  std::vector<control::RootRecord> roots;
+  if (control_store.ok()) {
+    VIGILO_ASSIGN_OR_RETURN(roots, (*control_store)->ListRoots(control::Namespace::kRuns));
+  } else if (control_store.status().code() != StatusCode::kNotFound) {
+    return control_store.status();
+  }
+  if (roots.empty()) {
+    // Like `dataset list`: a sentence for people, zero records for programs.
+    return args.output.json ? Status::Ok() : WriteStdout("no runs are published\n");
+  }
+  std::vector<Record> rows;
+  for (const control::RootRecord& root : roots) {
+    VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(root.value));
+    const std::string where = "runs/" + root.name;
+    auto ref = cases::ObjectRef::FromJson(value, "$");
+    if (!ref.ok()) return std::move(ref).take_status().PrependPath(where + ": ");
+    Record r;
+    r.Add("name", json::Value(root.name));
+    r.Add("version", json::Value::Uint(root.version));
+    r.Add("published_at", json::Value(control::FormatWallTime(root.published_at)));
+    r.Add("plan_key", json::Value(ref->key));
+    r.Add("plan_digest", json::Value(ref->digest));
+    rows.push_back(std::move(r));
+  }
+  return PrintTable({"name", "version", "published_at", "plan_key", "plan_digest"}, rows, args.output);
+}
+
+Status Show(const RunArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  auto overview = service::ShowRun(opened.resolved.root, opened.budget, opened.fetch);
+  if (!overview.ok()) return UnderFlag(overview.status());
+  const cases::RunPlanManifest& plan = overview->plan;
+  const cases::RunSnapshot& snapshot = overview->configuration.snapshot;
+  const cases::DatasetManifest& dataset = overview->dataset;
+  Record r;
+  AddPublication(opened.resolved, &r);
+  r.Add("run_id", json::Value(plan.run_id.ToString()));
+  r.Add("dataset_id", json::Value(dataset.dataset_id));
+  r.Add("dataset_version", dataset.dataset_version ? json::Value(*dataset.dataset_version) : json::Value());
+  r.Add("dataset_version_id", json::Value(dataset.dataset_version_id.ToString()));
+  r.Add("dataset_hash", json::Value(dataset.dataset_hash));
+  r.Add("case_count", Count(plan.planned_case_count()));
+  r.Add("chunk_count", Count(plan.chunk_count));
+  r.Add("chunk_size", Count(snapshot.chunk_size));
+  r.Add("shard_count", json::Value::Uint(plan.shards.size()));
+  r.Add("agent", snapshot.agent);
+  r.Add("profile_version_id", json::Value(snapshot.profile_version_id.ToString()));
+  r.Add("profile_hash", json::Value(plan.profile_hash));
+  r.Add("aggregation_policy_hash", json::Value(plan.aggregation_policy_hash));
+  r.Add("execution_plan_hash", json::Value(plan.execution_plan_hash));
+  json::Array shards;
+  for (const cases::RunPlanShard& shard : plan.shards) {
+    json::Object s;
+    s.Set("run_shard", Count(shard.run_shard));
+    s.Set("case_count", Count(shard.case_count));
+    s.Set("chunk_count", Count(shard.chunk_count));
+    s.Set("gate_count", Count(shard.gate_counts.entry_count));
+    shards.push_back(json::Value(std::move(s)));
+  }
+  r.Add("shards", json::Value(std::move(shards)));
+  r.Add("chunk_index_levels", Count(plan.chunks.level + 1));
+  r.Add("root", RefRecord(opened.resolved.root));
+  r.Add("configuration", RefRecord(plan.configuration));
+  r.Add("dataset", RefRecord(plan.dataset));
+  return PrintRecord(r, args.output);
+}
+
+// Activation: every run object, every cross-object agreement, and with
+// --cases every chunk's projection against the (fully verified) dataset.
+Status Verify(const RunArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  auto summary = service::VerifyRun(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget),
+                                    opened.fetch, args.cases);
+  if (!summary.ok()) return UnderFlag(summary.status());
+  Record r;
+  AddPublication(opened.resolved, &r);
+  r.Add("verified", json::Value(true));
+  r.Add("cases_checked", json::Value(summary->cases_checked));
+  r.Add("chunk_count", Count(summary->chunk_count));
+  r.Add("chunk_page_count", json::Value::Uint(summary->chunk_page_count));
+  r.Add("index_page_count", json::Value::Uint(summary->index_page_count));
+  r.Add("shard_count", json::Value::Uint(summary->shard_count));
+  r.Add("gate_page_count", json::Value::Uint(summary->gate_page_count));
+  r.Add("bytes_fetched", json::Value::Uint(summary->bytes_fetched));
+  return PrintRecord(r, args.output);
+}
+
+// The worker read: the chunk's stored records as JSON lines on stdout (as
+// they are verified; a projection mismatch found after the last one still
+// exits non-zero), a summary on stderr.
+Status Chunk(const RunArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  std::string line_out;
+  auto read = service::ReadRunChunk(opened.resolved.root, opened.budget, opened.fetch, args.chunk_index,
+                                    [&](const cases::CaseRecord&, std::string_view line) {
+                                      line_out.assign(line);
+                                      line_out.push_back('\n');
+                                      return WriteStdout(line_out);
+                                    });
+  if (!read.ok()) return UnderFlag(read.status());
+  if (!args.quiet) {
+    const cases::RunChunk& c = read->chunk;
+    std::fprintf(stderr,
+                 "vigilo: chunk %d (%s, shard %d, profile group %s): cases [%d, %d) from %llu batches, %llu bytes "
+                 "fetched, projection verified\n",
+                 c.chunk_index, c.chunk_id.ToString().c_str(), c.run_shard, c.profile_group_id.c_str(),
+                 c.ordinal_start, c.ordinal_end, static_cast<unsigned long long>(read->batches_fetched),
+                 static_cast<unsigned long long>(read->bytes_fetched));
+  }
+  return Status::Ok();
+}
+
+// NAME|REF, --store and --stores: what every command reading one run takes.
+void AddTargetFlags(CLI::App* command, RunArgs* args) {
+  command
+      ->add_option("run", args->target,
+                   "A published run name, or the run-plan manifest's reference: @FILE, - (stdin) or inline JSON")
+      ->required()
+      ->type_name("NAME|REF");
+  command->add_option("--store", args->store,
+                      "Store holding the objects: a configured alias, or a directory (a path with '/', or file://); "
+                      "default: where NAME was written, or the REF's configured storage alias")
+      ->type_name("SPEC");
+  command->add_option("--stores", args->stores_file,
+                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
+                      "$XDG_DATA_HOME/vigilo/stores.json)");
+}
+
+}  // namespace
+
+void RegisterRunCommands(CLI::App& app, Action* action) {
+  auto* run = app.add_subcommand("run", "Read published run plans: list, show, verify, and a worker's chunk");
+  run->require_subcommand(1);
+  RegisterRunPlanCommand(run, action);
+
+  auto list_args = std::make_shared<RunArgs>();
+  auto* list = run->add_subcommand("list", "List the published run names, their versions and roots");
+  AddJsonFlag(list, &list_args->output);
+  list->callback([list_args, action] { *action = [list_args] { return List(*list_args); }; });
+
+  auto show_args = std::make_shared<RunArgs>();
+  auto* show = run->add_subcommand(
+      "show", "Print a run plan's identities, dataset, configuration hashes and shards (chunk pages are not read)");
+  AddTargetFlags(show, show_args.get());
+  AddReaderBudgetFlags(show, &show_args->budget);
+  AddJsonFlags(show, &show_args->output);
+  show->callback([show_args, action] { *action = [show_args] { return Show(*show_args); }; });
+
+  auto verify_args = std::make_shared<RunArgs>();
+  auto* verify = run->add_subcommand(
+      "verify",
+      "Activation checks: exact chunk coverage, shard hashes, gate chains and agreement with the configuration and "
+      "dataset; --cases also recomputes every chunk's case projection");
+  AddTargetFlags(verify, verify_args.get());
+  verify->add_flag("--cases", verify_args->cases,
+                   "Also read and verify the whole dataset and every chunk's case_projection_hash");
+  AddReaderBudgetFlags(verify, &verify_args->budget);
+  AddJsonFlags(verify, &verify_args->output);
+  verify->callback([verify_args, action] { *action = [verify_args] { return Verify(*verify_args); }; });
+
+  auto chunk_args = std::make_shared<RunArgs>();
+  auto* chunk = run->add_subcommand(
+      "chunk",
+      "Print one execution chunk's case records as JSON lines, reading only its batches and verifying its projection");
+  AddTargetFlags(chunk, chunk_args.get());
+  chunk->add_option("--index", chunk_args->chunk_index, "The chunk index, 0..chunk_count-1")
+      ->required()
+      ->type_name("N");
+  chunk->add_flag("-q,--quiet", chunk_args->quiet, "No summary on stderr");
+  AddReaderBudgetFlags(chunk, &chunk_args->budget);
+  chunk->callback([chunk_args, action] { *action = [chunk_args] { return Chunk(*chunk_args); }; });
+}
+
+}  // namespace vigilo::cli

@@ -1,0 +1,182 @@
+// `vigilo run plan --dataset NAME|REF --profile FILE --store SPEC`: plans a
+// run over a published dataset and publishes it under a name
+// (service::PlanRun does the work; this file turns flags into its request
+// and its result into output).
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "budget_flags.h"
+#include "commands.h"
+#include "interrupt.h"
+#include "output.h"
+#include "progress.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/service/dataset_read.h"
+#include "vigilo/service/run_planner.h"
+#include "vigilo/service/run_profile.h"
+#include "vigilo/store/config.h"
+#include "vigilo/store/governor.h"
+
+namespace vigilo::cli {
+namespace {
+
+struct PlanArgs {
+  std::string dataset;
+  std::string profile;
+  std::string store;
+  std::string stores_file;
+  std::string name;
+  bool replace = false;
+  BudgetFlags budget;
+  bool quiet = false;
+  OutputFlags output;
+};
+
+Status Plan(const PlanArgs& a) {
+  // Everything the flags decide, before any store is opened.
+  VIGILO_ASSIGN_OR_RETURN(cases::BudgetConfig budget, BudgetFromFlags(a.budget));
+  if (!a.name.empty()) {
+    if (Status s = control::ValidateRootName(a.name); !s.ok()) {
+      return InvalidArgument("--name: " + std::string(s.message()));
+    }
+  }
+  Result<std::string> profile_text = ReadFileToString(a.profile, service::kMaxProfileBytes);
+  if (!profile_text.ok()) {
+    const Status& s = profile_text.status();
+    return Status(s.code(), "--profile: " + std::string(s.message())).WithPath(a.profile);
+  }
+  Result<service::EvaluationProfile> profile = service::ParseProfile(*profile_text);
+  if (!profile.ok()) {
+    const Status& s = profile.status();
+    return Status(s.code(), std::string(s.message())).WithPath(a.profile + ": " + std::string(s.path()));
+  }
+  std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
+  VIGILO_ASSIGN_OR_RETURN(service::DatasetLocator locator,
+                          service::ParseDatasetLocator(a.dataset, stdin_source.get()));
+
+  std::optional<std::string> stores_file;
+  if (!a.stores_file.empty()) stores_file = a.stores_file;
+  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved,
+                          store::ResolveStore(config, a.store, store::OpenOptions{.writable = true}));
+  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id, control::LedgerStoreId(a.store, resolved));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> control, control::OpenDefaultControlStore());
+  VIGILO_ASSIGN_OR_RETURN(service::ResolvedDataset dataset, service::ResolveDataset(locator, control.get()));
+
+  // The dataset's objects: from the store its publishing attempt wrote to
+  // when that is another store, else through the plan's store (and any
+  // configured alias a reference names).
+  std::unique_ptr<store::ObjectStore> dataset_store;
+  if (!dataset.ledger_store_id.empty() && dataset.ledger_store_id != ledger_id) {
+    VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
+                            store::ResolveStore(config, control::StoreSpecForLedgerId(dataset.ledger_store_id),
+                                                store::OpenOptions{}));
+    dataset_store = std::move(other.store);
+  }
+  store::ObjectStore* plan_store = resolved.store.get();
+  std::string plan_alias = resolved.alias;
+  store::StoreSet stores(config, store::ResolvedStore{resolved.alias, nullptr, resolved.display});
+  cases::ObjectBytesFetch dataset_fetch = cases::StoreBytesFetch(
+      [&](std::string_view alias) -> Result<store::ObjectStore*> {
+        if (dataset_store) return dataset_store.get();
+        if (alias == plan_alias) return plan_store;
+        return stores.ForAlias(alias);
+      });
+
+  store::CancelToken cancel;
+  InterruptCancels interrupt(cancel);
+  Progress bar = Progress::ForStderr(a.quiet);
+  service::PlanRunOptions options;
+  options.name = a.name;
+  options.replace = a.replace;
+  options.budget = budget;
+  options.scratch_dir = ScratchDirFromFlags(a.budget);
+  options.cancel = &cancel;
+  options.progress = [&bar](const service::PlanProgress& p) {
+    bar.Update(p.phase == "planning" ? "planning cases" : p.phase, p.cases, p.total_cases);
+  };
+  service::WriteTarget target;
+  target.control = control.get();
+  target.store = plan_store;
+  target.governor = &store::DefaultGovernor();
+  target.alias = plan_alias;
+  target.ledger_store_id = ledger_id;
+  target.wall_clock = &control::DefaultWallClock();
+
+  Result<service::PlanRunResult> done = service::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
+  bar.Finish();
+  if (!done.ok()) {
+    Status s = done.status();
+    if (std::string flag = FlagForSetting(s.path()); !flag.empty()) {
+      return Status(s.code(), flag + ": " + std::string(s.message()));
+    }
+    return s;
+  }
+  const service::PlanRunResult& r = *done;
+  if (a.output.json) {
+    Record rec;
+    rec.Add("outcome", json::Value(std::string(service::PlanOutcomeName(r.outcome))));
+    rec.Add("name", json::Value(r.name));
+    rec.Add("version", json::Value::Uint(r.root_version));
+    rec.Add("root", r.root.ToJson());
+    rec.Add("run_id", json::Value(r.plan.run_id.ToString()));
+    rec.Add("chunk_count", json::Value::Uint(static_cast<uint64_t>(r.plan.chunk_count)));
+    rec.Add("shard_count", json::Value::Uint(r.plan.shards.size()));
+    rec.Add("cases_read", json::Value::Uint(r.cases_read));
+    rec.Add("chunk_pages", json::Value::Uint(r.chunk_pages));
+    rec.Add("gate_pages", json::Value::Uint(r.gate_pages));
+    rec.Add("attempt", json::Value(control::AttemptName(r.attempt)));
+    rec.Add("resumed", json::Value(r.resumed));
+    rec.Add("objects_written", json::Value::Uint(r.objects_written));
+    rec.Add("objects_replayed", json::Value::Uint(r.objects_replayed));
+    rec.Add("bytes_written", json::Value::Uint(r.bytes_written));
+    return PrintRecord(rec, a.output);
+  }
+  VIGILO_RETURN_IF_ERROR(PrintSeedObject(r.root.ToJson(), a.output));
+  if (!a.quiet) {
+    std::string what =
+        r.outcome == service::PlanOutcome::kUnchanged
+            ? "unchanged: '" + r.name + "' already holds this plan (version " + std::to_string(r.root_version) + ")"
+            : std::string(service::PlanOutcomeName(r.outcome)) + " run '" + r.name + "' version " +
+                  std::to_string(r.root_version) + ": " + std::to_string(r.cases_read) + " cases in " +
+                  std::to_string(r.plan.chunk_count) + " chunks over " + std::to_string(r.plan.shards.size()) +
+                  " shards, " + std::to_string(r.objects_written) + " objects written, verified";
+    std::fprintf(stderr, "vigilo: %s\n", what.c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterRunPlanCommand(CLI::App* run, Action* action) {
+  auto a = std::make_shared<PlanArgs>();
+  auto* cmd = run->add_subcommand(
+      "plan",
+      "Plan a run of an evaluation profile over a published dataset (chunks, shards, gate counts), verify it and "
+      "publish it under a name; prints the root reference");
+  cmd->add_option("--dataset", a->dataset, "The dataset: a published name, or a reference (@FILE, - or inline JSON)")
+      ->required()
+      ->type_name("NAME|REF");
+  cmd->add_option("--profile", a->profile, "Evaluation profile JSON file (docs/format/case-storage-runs.md)")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--store", a->store,
+                  "Store to write the plan to: a configured alias, or a directory (a path with '/', or file://)")
+      ->required()
+      ->type_name("SPEC");
+  cmd->add_option("--stores", a->stores_file,
+                  "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
+                  "$XDG_DATA_HOME/vigilo/stores.json)");
+  cmd->add_option("--name", a->name, "Name to publish the run under (default: DATASET_ID.PROFILE_ID)");
+  cmd->add_flag("--replace", a->replace, "Replace the plan the name holds (it stays in the name's history)");
+  AddReaderBudgetFlags(cmd, &a->budget);
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress bar and no summary on stderr");
+  AddJsonFlags(cmd, &a->output);
+  cmd->callback([a, action] { *action = [a] { return Plan(*a); }; });
+}
+
+}  // namespace vigilo::cli
