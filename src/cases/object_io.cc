@@ -19,6 +19,7 @@ Result<store::Bytes> GetExactly(store::ObjectStore& store, const std::string& ke
   store::GetOptions options;
   options.max_bytes = size;
   options.expected_size = size;
+  options.reuse = false;  // read once and copied: nothing to keep mapped
   VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, store.Get(key, options));
   if (bytes.size() != size) {
     return IntegrityError("the store returned " + std::to_string(bytes.size()) + " bytes of a " +

@@ -31,6 +31,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action);
 void RegisterRunCommands(CLI::App& app, Action* action);
 // `vigilo run plan` (run_plan_command.cc), on the `run` subcommand.
 void RegisterRunPlanCommand(CLI::App* run, Action* action);
+// `vigilo run routes|move` (run_route_commands.cc), on the `run` subcommand.
+void RegisterRunRouteCommands(CLI::App* run, Action* action);
 // `vigilo store cleanup` (store_commands.cc).
 void RegisterStoreCommands(CLI::App& app, Action* action);
 // `vigilo index eval` (index_eval.cc), on the `index` subcommand.

@@ -10,6 +10,7 @@
 #include "interrupt.h"
 #include "output.h"
 #include "progress.h"
+#include "published_roots.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/service/dataset_ingest.h"
@@ -127,14 +128,7 @@ Status Ingest(const IngestArgs& a) {
 
   Result<service::IngestResult> done = service::IngestDataset(input, options, target);
   bar.Finish();
-  if (!done.ok()) {
-    Status s = done.status();
-    // Library errors name settings; the user typed flags.
-    if (std::string flag = FlagForSetting(s.path()); !flag.empty()) {
-      return Status(s.code(), flag + ": " + std::string(s.message()));
-    }
-    return s;
-  }
+  if (!done.ok()) return UnderFlag(done.status());
   const service::IngestResult& r = *done;
   if (a.output.json) {
     Record rec;

@@ -13,6 +13,7 @@
 #include "budget_flags.h"
 #include "commands.h"
 #include "output.h"
+#include "published_roots.h"
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
@@ -36,109 +37,18 @@ struct ReadArgs {
   int32_t to = std::numeric_limits<int32_t>::max();
 };
 
-// Library errors name settings, never flags: a budget error whose path is a
-// setting a flag sets is reported under that flag.
-Status UnderFlag(Status s) {
-  if (s.ok() || (s.code() != StatusCode::kLimitExceeded && s.code() != StatusCode::kInvalidArgument)) return s;
-  std::string flag = FlagForSetting(s.path());
-  if (flag.empty()) return s;
-  return Status(s.code(), std::string(s.message())).WithPath(flag);
-}
-
-// The control store if it exists (a read never creates one).
-Result<std::unique_ptr<control::ControlStore>> OpenExistingControl() {
-  control::SqliteOptions options;
-  options.create = false;
-  return control::OpenDefaultControlStore(options);
-}
-
-struct OpenedDataset {
-  service::ResolvedDataset resolved;
-  cases::BudgetConfig budget;
-  std::unique_ptr<store::StoreSet> stores;
-  cases::ObjectBytesFetch fetch;
-};
-
-Result<OpenedDataset> OpenDataset(const ReadArgs& args) {
-  OpenedDataset opened;
-  VIGILO_ASSIGN_OR_RETURN(opened.budget, BudgetFromFlags(args.budget));
-  std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
-  VIGILO_ASSIGN_OR_RETURN(service::DatasetLocator locator,
-                          service::ParseDatasetLocator(args.target, stdin_source.get()));
-  std::unique_ptr<control::ControlStore> control;
-  if (!locator.ref) {
-    auto control_store = OpenExistingControl();
-    if (!control_store.ok() && control_store.status().code() == StatusCode::kNotFound) {
-      return NotFound("no dataset is published under " + locator.name);
-    }
-    VIGILO_ASSIGN_OR_RETURN(control, std::move(control_store));
-  }
-  VIGILO_ASSIGN_OR_RETURN(opened.resolved, service::ResolveDataset(locator, control.get()));
-
-  std::optional<std::string> stores_file;
-  if (!args.stores_file.empty()) stores_file = args.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
-  std::string spec = args.store;
-  if (spec.empty() && !opened.resolved.ledger_store_id.empty()) {
-    spec = control::StoreSpecForLedgerId(opened.resolved.ledger_store_id);
-  }
-  if (spec.empty()) {
-    const std::string& alias = opened.resolved.root.storage_alias;
-    if (config.Find(alias) == nullptr) {
-      std::string where = config.origin().empty() ? "" : " in " + config.origin();
-      return InvalidArgument("a reference needs --store SPEC: its storage alias \"" + alias + "\" is not configured" +
-                             where);
-    }
-    spec = alias;
-  }
-  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, spec, store::OpenOptions{}));
-  opened.stores = std::make_unique<store::StoreSet>(std::move(config), std::move(resolved));
-  store::StoreSet* stores = opened.stores.get();
-  opened.fetch = cases::StoreBytesFetch([stores](std::string_view alias) { return stores->ForAlias(alias); });
-  return opened;
-}
-
-// The name, version and publication time of a named dataset (nothing for a REF).
-void AddPublication(const service::ResolvedDataset& resolved, Record* r) {
-  if (!resolved.record) return;
-  r->Add("name", json::Value(resolved.record->name));
-  r->Add("version", json::Value::Uint(resolved.record->version));
-  r->Add("published_at", json::Value(control::FormatWallTime(resolved.record->published_at)));
+Result<OpenedRoot> OpenDataset(const ReadArgs& args) {
+  return OpenPublishedRoot(args.target, args.store, args.stores_file, args.budget, control::Namespace::kDatasets);
 }
 
 json::Value OptionalString(const std::optional<std::string>& s) { return s ? json::Value(*s) : json::Value(); }
 
 Status List(const ReadArgs& args) {
-  auto control_store = OpenExistingControl();
-  std::vector<control::RootRecord> roots;
-  if (control_store.ok()) {
-    VIGILO_ASSIGN_OR_RETURN(roots, (*control_store)->ListRoots(control::Namespace::kDatasets));
-  } else if (control_store.status().code() != StatusCode::kNotFound) {
-    return control_store.status();
-  }
-  if (roots.empty()) {
-    // Like `store cleanup`: a sentence for people, zero records for programs.
-    return args.output.json ? Status::Ok() : WriteStdout("no datasets are published\n");
-  }
-  std::vector<Record> rows;
-  for (const control::RootRecord& root : roots) {
-    VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(root.value));
-    const std::string where = "datasets/" + root.name;
-    auto ref = cases::ObjectRef::FromJson(value, "$");
-    if (!ref.ok()) return std::move(ref).take_status().PrependPath(where + ": ");
-    Record r;
-    r.Add("name", json::Value(root.name));
-    r.Add("version", json::Value::Uint(root.version));
-    r.Add("published_at", json::Value(control::FormatWallTime(root.published_at)));
-    r.Add("manifest_key", json::Value(ref->key));
-    r.Add("manifest_digest", json::Value(ref->digest));
-    rows.push_back(std::move(r));
-  }
-  return PrintTable({"name", "version", "published_at", "manifest_key", "manifest_digest"}, rows, args.output);
+  return ListPublished(control::Namespace::kDatasets, "manifest", "no datasets are published", args.output);
 }
 
 Status Show(const ReadArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
   auto overview = service::ShowDataset(opened.resolved.root, opened.budget, opened.fetch);
   if (!overview.ok()) return UnderFlag(overview.status());
   const cases::DatasetManifest& m = overview->manifest;
@@ -173,7 +83,7 @@ Status Show(const ReadArgs& args) {
 // Reads the whole dataset and verifies every object, record and identity
 // (cases::ReadDataset); prints what it found.
 Status Verify(const ReadArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
   auto summary =
       cases::ReadDataset(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget), opened.fetch);
   if (!summary.ok()) return UnderFlag(summary.status());
@@ -194,7 +104,7 @@ Status Verify(const ReadArgs& args) {
 // verified; a failure found at the end still exits non-zero, and a partial
 // -o FILE is removed.
 Status Export(const ReadArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
   std::unique_ptr<parquet::FileSink> file;
   if (!args.out_file.empty()) {
     VIGILO_ASSIGN_OR_RETURN(file, parquet::FileSink::Create(args.out_file));
@@ -217,7 +127,7 @@ Status Export(const ReadArgs& args) {
 }
 
 Status Cases(const ReadArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedDataset opened, OpenDataset(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
   std::string line_out;
   auto read = service::ReadDatasetCases(opened.resolved.root, opened.budget, opened.fetch, args.from, args.to,
                                         [&](const cases::CaseRecord&, std::string_view line) {

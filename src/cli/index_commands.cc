@@ -3,6 +3,8 @@
 // validation levels of publication-v1.md §6 (manifest; footers, the default;
 // deep). Objects are read through a local store rooted at the manifest's
 // directory (index_io.h). Output follows docs/cli.md.
+#include <sched.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -62,13 +64,36 @@ Status Validate(const ValidateArgs& args) {
   return PrintRecord(r, args.output);
 }
 
+// The cores this process may run on (its affinity mask), at least 1.
+uint32_t AvailableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  int n = CPU_COUNT(&set);
+  return n > 0 ? static_cast<uint32_t>(n) : 1;
+}
+
+// --metric: the v1 metrics; an inner-product request is told why it is not one.
+Result<ivf::Metric> MetricFlag(const std::string& text) {
+  for (const char* ip : {"ip", "inner_product", "inner-product", "dot", "dot_product", "mips"}) {
+    if (text == ip) {
+      return InvalidArgument("--metric " + text +
+                             ": inner product is outside the v1 publication format, whose metrics are l2_squared "
+                             "and cosine (cosine ranks normalized vectors as inner product does)");
+    }
+  }
+  auto metric = ivf::ParseMetric(text);
+  if (!metric.ok()) return InvalidArgument("--metric: " + std::string(metric.status().message()));
+  return *metric;
+}
+
 struct BuildArgs {
-  std::string input, input_flag, vector_field = "vector", key, metric, encoding, format, out, scratch;
+  std::string input, input_flag, vector_field, key, metric = "cosine", encoding = "lvq8", format, out, scratch;
   std::optional<uint32_t> nlist, roots;
   std::optional<uint64_t> sample;
   uint32_t iterations = 10;
   uint64_t seed = 1;
-  uint32_t threads = 2;
+  uint32_t threads = AvailableCores();
   bool source = false;
   std::vector<std::string> columns;
   uint64_t source_row_group_rows = 1024;
@@ -84,17 +109,20 @@ Status Build(const BuildArgs& a) {
                                            : "give the input once: as FILE or as --input, not both");
   }
   o.input = a.input.empty() ? a.input_flag : a.input;
-  o.input_options.vector_field = a.vector_field;
+  // Without --vector-field the vector column is the input's one list of
+  // numbers (Parquet, JSONL); unnamed formats record the name "vector".
+  o.input_options.vector_field = a.vector_field.empty() ? "vector" : a.vector_field;
+  o.input_options.detect_vector_field = a.vector_field.empty();
   if (!a.key.empty()) o.input_options.key_field = a.key;
   if (!a.format.empty()) {
     VIGILO_ASSIGN_OR_RETURN(ivf::InputFormat format, ivf::ParseInputFormat(a.format));
     o.input_options.format = format;
   }
-  auto metric = ivf::ParseMetric(a.metric);
-  if (!metric.ok()) return InvalidArgument(std::string(metric.status().message()));
+  VIGILO_ASSIGN_OR_RETURN(ivf::Metric metric, MetricFlag(a.metric));
   auto encoding = ivf::ParseEncoding(a.encoding);
-  if (!encoding.ok()) return InvalidArgument(std::string(encoding.status().message()));
-  o.metric = *metric;
+  if (!encoding.ok()) return InvalidArgument("--encoding: " + std::string(encoding.status().message()));
+  if (a.threads == 0) return InvalidArgument("--threads must be at least 1");
+  o.metric = metric;
   o.encoding = *encoding;
   o.nlist = a.nlist;
   o.roots = a.roots;
@@ -170,7 +198,7 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
 }
 
 struct QueryArgs {
-  std::string manifest, vector, queries;
+  std::string manifest, vector, queries, format, vector_field;
   uint32_t k = 10, nprobe = 16;
   std::vector<std::string> columns;
   OutputFlags output;
@@ -194,11 +222,31 @@ Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, store::ObjectS
   return ivf::LookupSource(reader, objects, result.keys.integers, columns);
 }
 
+// A query with fewer than k hits is said on stderr (in both output modes;
+// stdout keeps one record per hit): the index is smaller than k, or the
+// nprobe lists probed hold fewer rows.
+void ReportShortQueries(const ivf::QueryResult& result, size_t queries, const QueryArgs& a, uint64_t ntotal) {
+  std::vector<uint64_t> hits(queries, 0);
+  for (const ivf::QueryHit& h : result.hits) {
+    if (h.query < hits.size()) ++hits[h.query];
+  }
+  for (size_t q = 0; q < queries; ++q) {
+    if (hits[q] >= a.k) continue;
+    std::string why = ntotal < a.k ? "the index holds " + std::to_string(ntotal) + " vectors"
+                                   : "the " + std::to_string(a.nprobe) +
+                                         " lists probed hold fewer rows; a larger --nprobe finds more";
+    std::fprintf(stderr, "vigilo: note: query %zu has %llu hits, fewer than k = %u (%s)\n", q,
+                 static_cast<unsigned long long>(hits[q]), a.k, why.c_str());
+  }
+}
+
 Status Query(const QueryArgs& a) {
   if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
   const ivf::Manifest* manifest = &loaded.manifest;
-  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(a.vector, a.queries));
+  VIGILO_ASSIGN_OR_RETURN(auto queries,
+                          LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
+  const size_t query_count = queries.size();
   ivf::PublicationReader reader(*manifest);
   ivf::QueryOptions options;
   options.k = a.k;
@@ -228,6 +276,7 @@ Status Query(const QueryArgs& a) {
     }
     rows.push_back(std::move(r));
   }
+  ReportShortQueries(result, query_count, a, manifest->index.ntotal);
   return PrintTable(columns, rows, a.output);
 }
 
@@ -241,18 +290,21 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("input", b->input, "Parquet, .fvecs, .bvecs, .npy or .jsonl file")->type_name("FILE");
   build->add_option("--input", b->input_flag, "The input file, as a flag (same as FILE)")->type_name("FILE");
   build->add_option("--format", b->format, "Input format, overriding the extension (parquet|fvecs|bvecs|npy|jsonl)");
-  build->add_option("--vector-field", b->vector_field, "Vector column (Parquet/JSONL), or the name recorded (default vector)");
+  build->add_option("--vector-field", b->vector_field,
+                    "Vector column (Parquet/JSONL); default: the one column that is a list of numbers (an error "
+                    "lists them when there are several); for .fvecs/.bvecs/.npy the name recorded (default vector)");
   build->add_option("--key", b->key,
                     "Key column (Parquet/JSONL); default: the row position, a long named _row (an input column "
                     "named _row then needs --key or a new name)");
-  build->add_option("--metric", b->metric, "l2_squared or cosine")->required()->type_name("l2_squared|cosine");
-  build->add_option("--encoding", b->encoding, "lvq4 or lvq8")->required()->type_name("lvq4|lvq8");
+  build->add_option("--metric", b->metric, "l2_squared or cosine (default cosine; inner product is not in the v1 format)")
+      ->type_name("l2_squared|cosine");
+  build->add_option("--encoding", b->encoding, "lvq4 or lvq8 (default lvq8)")->type_name("lvq4|lvq8");
   build->add_option("--nlist", b->nlist, "Leaf centroids (default about 4*sqrt(N))");
   build->add_option("--roots", b->roots, "Root buckets (default about sqrt(nlist))");
   build->add_option("--sample", b->sample, "Training vectors (default min(N, 256*nlist))");
   build->add_option("--iterations", b->iterations, "k-means iterations (default 10)");
   build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
-  build->add_option("--threads", b->threads, "Worker threads (default 2)");
+  build->add_option("--threads", b->threads, "Worker threads (default: the cores available)");
   build->add_option("--scratch", b->scratch,
                     "Directory in which a private spill directory is made, removed afterwards (default --out)");
   build->add_flag("--source", b->source,
@@ -272,9 +324,15 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
 
   auto q = std::make_shared<QueryArgs>();
   auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a local publication");
-  query->add_option("manifest", q->manifest, "Path of manifest.json (objects are read beside it)")->required();
-  query->add_option("--vector", q->vector, "One query as a JSON array, e.g. [0.1,0.2,…]");
-  query->add_option("--queries", q->queries, "Query file: .fvecs, .bvecs, .npy, or .jsonl lines of JSON arrays");
+  query->add_option("manifest", q->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
+  query->add_option("--vector", q->vector, "One query as a JSON array ([0.1,0.2,…]), @FILE holding one, or - (stdin)");
+  query->add_option("--queries", q->queries,
+                    "Query file: .fvecs, .bvecs, .npy, .parquet, or .jsonl (lines: objects holding the vector field, "
+                    "or arrays); - reads stdin (needs --format)")
+      ->type_name("FILE");
+  query->add_option("--format", q->format, "Format of --queries, overriding the extension (jsonl|fvecs|bvecs|npy|parquet)");
+  query->add_option("--vector-field", q->vector_field,
+                    "Vector column/member of --queries (Parquet, JSONL); default: the manifest's vector-field");
   query->add_option("-k,--k", q->k, "Results per query (default 10)");
   query->add_option("--nprobe", q->nprobe, "Leaf lists probed per query (default 16)");
   query->add_option("--columns", q->columns, "Payload columns from the source table, e.g. --columns title,label")
@@ -289,7 +347,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   };
   auto inspected = std::make_shared<InspectArgs>();
   auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part");
-  inspect->add_option("manifest", inspected->manifest, "Path of manifest.json (objects are read beside it)")->required();
+  inspect->add_option("manifest", inspected->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   AddJsonFlags(inspect, &inspected->output);
   inspect->callback([inspected, action] {
     *action = [inspected] { return Inspect(inspected->manifest, inspected->output); };
@@ -298,7 +356,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   auto args = std::make_shared<ValidateArgs>();
   auto* validate = index->add_subcommand(
       "validate", "Check a publication: its manifest, then its objects' footers (and with --deep all their bytes)");
-  validate->add_option("manifest", args->manifest, "Path of manifest.json (objects are read beside it)")->required();
+  validate->add_option("manifest", args->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   auto* only = validate->add_flag("--manifest-only", args->manifest_only, "Check manifest.json alone, read no object");
   validate->add_flag("--deep", args->deep, "Also check every object's SHA-256 and the values (code lengths, keys)")
       ->excludes(only);

@@ -16,7 +16,7 @@ namespace vigilo::cli {
 namespace {
 
 struct EvalArgs {
-  std::string manifest, queries, ground_truth;
+  std::string manifest, queries, format, vector_field, ground_truth;
   uint32_t k = 10;
   std::vector<uint32_t> nprobes = {1, 2, 4, 8, 16, 32, 64};
   size_t batch = 1, warmup = 100;
@@ -30,7 +30,8 @@ double Rounded(double v, int digits) {
 
 Status Eval(const EvalArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
-  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries("", a.queries));
+  VIGILO_ASSIGN_OR_RETURN(auto queries,
+                          LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, loaded.manifest));
   VIGILO_ASSIGN_OR_RETURN(ivf::GroundTruth truth, ivf::ReadGroundTruth(a.ground_truth));
   ivf::PublicationReader reader(loaded.manifest);
   ivf::EvalOptions o;
@@ -71,10 +72,15 @@ Status Eval(const EvalArgs& a) {
 void RegisterIndexEval(CLI::App* index, Action* action) {
   auto a = std::make_shared<EvalArgs>();
   auto* eval = index->add_subcommand("eval", "Recall@k, single-thread QPS and bytes read per query, per nprobe");
-  eval->add_option("manifest", a->manifest, "Path of manifest.json (objects are read beside it)")->required();
-  eval->add_option("--queries", a->queries, "Query vectors: .fvecs, .bvecs, .npy, or .jsonl lines of JSON arrays")
+  eval->add_option("manifest", a->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
+  eval->add_option("--queries", a->queries,
+                   "Query vectors: .fvecs, .bvecs, .npy, .parquet, or .jsonl (objects holding the vector field, or "
+                   "arrays); - reads stdin (needs --format)")
       ->required()
       ->type_name("FILE");
+  eval->add_option("--format", a->format, "Format of --queries, overriding the extension (jsonl|fvecs|bvecs|npy|parquet)");
+  eval->add_option("--vector-field", a->vector_field,
+                   "Vector column/member of --queries (Parquet, JSONL); default: the manifest's vector-field");
   eval->add_option("--ground-truth", a->ground_truth,
                    "Exact neighbour ids per query (the publication's long keys): .ivecs or .npy (int32/int64)")
       ->required()

@@ -1,6 +1,8 @@
 #include "index_io.h"
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <filesystem>
 
 #include "vigilo/common/byte_source.h"
@@ -26,11 +28,19 @@ Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path) 
     return PublicationStore{std::move(opened), std::move(name)};
   }
   std::filesystem::path path(manifest_path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) path /= "manifest.json";  // the publication directory
   std::string root = path.has_parent_path() ? path.parent_path().string() : std::string(".");
   store::LocalStoreOptions options;
   options.writable = false;
   VIGILO_ASSIGN_OR_RETURN(auto opened, store::OpenLocalStore(root, options));
   return PublicationStore{std::move(opened), path.filename().string()};
+}
+
+std::string ManifestFileName(const std::string& manifest_path) {
+  std::error_code ec;
+  if (store::IsHttpUrl(manifest_path) || !std::filesystem::is_directory(manifest_path, ec)) return manifest_path;
+  return (std::filesystem::path(manifest_path) / "manifest.json").string();
 }
 
 Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
@@ -43,12 +53,13 @@ Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
     // echoed (errors never carry one): the key stays.
     Status s = bytes.status();
     if (store::IsHttpUrl(manifest_path)) return s;
-    return s.path() == publication.manifest_key ? std::move(s).WithPath(manifest_path) : s;
+    return s.path() == publication.manifest_key ? std::move(s).WithPath(ManifestFileName(manifest_path)) : s;
   }
   auto manifest = ivf::ParseManifest(bytes->view());
   if (!manifest.ok()) {
     Status s = manifest.status();
-    const std::string& where = store::IsHttpUrl(manifest_path) ? publication.manifest_key : manifest_path;
+    const std::string where =
+        store::IsHttpUrl(manifest_path) ? publication.manifest_key : ManifestFileName(manifest_path);
     return s.path().empty() ? std::move(s).WithPath(where) : std::move(s).PrependPath(where + ": ");
   }
   return LoadedManifest{std::move(publication.store), std::move(*manifest), bytes->size()};
@@ -56,45 +67,57 @@ Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
 
 namespace {
 
+constexpr size_t kMaxVectorTextBytes = size_t{64} << 20;
+
 Result<std::vector<float>> VectorFromJson(const json::Value& v, const std::string& where) {
   if (!v.is_array()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
   std::vector<float> out;
   for (const json::Value& x : v.as_array()) {
     if (!x.is_number()) return InvalidArgument(where + ": a query vector is a JSON array of numbers");
-    out.push_back(static_cast<float>(x.as_number().AsDouble()));
+    double d = x.as_number().AsDouble();
+    // Converting a double beyond the float range is undefined: refused as infinite.
+    out.push_back(std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max())
+                      ? std::numeric_limits<float>::infinity()
+                      : static_cast<float>(d));
   }
   return out;
 }
 
+// The text of --vector: itself, the file after '@', or stdin for "-".
+Result<std::string> VectorText(const std::string& vector) {
+  if (vector == "-") {
+    VIGILO_ASSIGN_OR_RETURN(WholeFile in, WholeFile::Open("-", kMaxVectorTextBytes));
+    return std::string(in.bytes());
+  }
+  if (vector.starts_with("@")) return ReadFileToString(vector.substr(1), kMaxVectorTextBytes);
+  return vector;
+}
+
 }  // namespace
 
-Result<std::vector<std::vector<float>>> LoadQueries(const std::string& vector, const std::string& file) {
+Result<std::vector<std::vector<float>>> LoadQueries(const QuerySource& source, const ivf::Manifest& manifest) {
   std::vector<std::vector<float>> out;
-  if (!vector.empty()) {
-    auto parsed = json::Parse(vector);
+  if (!source.vector.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(std::string text, VectorText(source.vector));
+    auto parsed = json::Parse(text);
     if (!parsed.ok()) return InvalidArgument("--vector: " + parsed.status().ToString());
     VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, "--vector"));
+    // The input domain of `index build` (ivf::VectorDomainViolation), for queries.
+    std::string violation = ivf::VectorDomainViolation(v);
+    if (!violation.empty()) return InvalidArgument("--vector: " + violation);
     out.push_back(std::move(v));
     return out;
   }
-  if (file.size() > 6 && file.substr(file.size() - 6) == ".jsonl") {
-    VIGILO_ASSIGN_OR_RETURN(std::string text, ReadFileToString(file, 1u << 30));
-    size_t start = 0, line = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string_view row(text.data() + start, end - start);
-      start = end + 1;
-      ++line;
-      if (row.empty()) continue;
-      auto parsed = json::Parse(row);
-      if (!parsed.ok()) return std::move(parsed).status().WithPath(file + ": line " + std::to_string(line));
-      VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, VectorFromJson(*parsed, file + ": line " + std::to_string(line)));
-      out.push_back(std::move(v));
-    }
-    return out;
+  // Every query file goes through the build's readers: the same formats,
+  // the same row rules (blank lines refused, naming them) and input domain.
+  ivf::InputOptions options;
+  options.vector_field = source.vector_field.empty() ? manifest.index.vector_field : source.vector_field;
+  if (!source.format.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(options.format, ivf::ParseInputFormat(source.format));
+  } else if (source.file == "-") {
+    return InvalidArgument("--queries -: name the format of stdin with --format (jsonl, fvecs, bvecs or npy)");
   }
-  VIGILO_ASSIGN_OR_RETURN(auto input, ivf::OpenVectorInput(file, {}));
+  VIGILO_ASSIGN_OR_RETURN(auto input, ivf::OpenVectorInput(source.file, options));
   ivf::InputBlock block;
   while (true) {
     VIGILO_ASSIGN_OR_RETURN(bool more, input->Next(&block));

@@ -16,12 +16,18 @@
 
 namespace vigilo::cli {
 
+// The help of every index command's publication argument.
+inline constexpr const char* kManifestHelp =
+    "The publication: its directory, its manifest.json, or an http(s) URL of either (objects are read beside it)";
+
 // The read-only local store of a manifest's directory (its objects' keys are
 // their manifest paths) and the manifest's own key in it. Nothing is read.
 struct PublicationStore {
   std::unique_ptr<store::ObjectStore> store;
   std::string manifest_key;
 };
+// `manifest_path` is manifest.json's path or URL, or the publication's
+// directory (or base URL ending in '/').
 Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path);
 
 // That store, and manifest.json read through it (one Get capped at 64 MiB),
@@ -33,9 +39,21 @@ struct LoadedManifest {
 };
 Result<LoadedManifest> LoadManifest(const std::string& manifest_path);
 
-// One query from `vector` (a JSON array) when it is not empty, else every
-// vector of `file`: .fvecs/.bvecs/.npy, or .jsonl lines of JSON arrays.
-Result<std::vector<std::vector<float>>> LoadQueries(const std::string& vector, const std::string& file);
+// Where the query vectors come from (index query / eval): `vector`, one
+// JSON array given inline, as "@FILE" or as "-" (stdin); else every vector
+// of `file` ("-" is stdin, which needs `format`) read by ivf::OpenVectorInput
+// (.fvecs/.bvecs/.npy/.parquet/.jsonl; JSONL lines are objects holding the
+// vector field or bare arrays). The vector field is `vector_field`, or the
+// one the manifest records. Every query is in ivf::VectorDomainViolation's
+// domain, the one `index build` applies.
+struct QuerySource {
+  std::string vector, file, format, vector_field;
+};
+Result<std::vector<std::vector<float>>> LoadQueries(const QuerySource& source, const ivf::Manifest& manifest);
+
+// The manifest file a path names: DIR/manifest.json for a publication
+// directory, else the path itself.
+std::string ManifestFileName(const std::string& manifest_path);
 
 // The shortest text that reads back as the same float.
 std::string FloatText(float f);

@@ -68,11 +68,18 @@ void RegisterIndexVerify(CLI::App* index, Action* action) {
   auto a = std::make_shared<VerifyArgs>();
   auto* verify = index->add_subcommand(
       "verify", "Verify a publication completely: every manifest rule, footer, row group, column chunk and SHA-256");
-  verify->add_option("manifest", a->manifest, "Path of manifest.json (objects are read beside it)")->required();
+  verify->add_option("manifest", a->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   verify->add_flag("--all", a->all, "Report every failure, not only the first");
   verify->add_option("--max-buffer", a->max_buffer,
-                     "Largest single read and column-chunk decode budget in bytes (default 268435456)")
-      ->check(CLI::PositiveNumber);
+                     "Largest single read and column-chunk decode budget in bytes (default 268435456 = 256 MiB)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // Said in whole bytes: CLI11's PositiveNumber prints a floating-point range.
+            return text.find_first_not_of("0123456789") == std::string::npos && text.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "a whole number of bytes, at least 1 (e.g. 268435456 = 256 MiB), not " + text;
+          },
+          "BYTES"));
   verify->add_flag("--any-uuid", a->any_uuid,
                    "Accept an artifact-uuid that is not derived from the manifest's content (other builders)");
   AddJsonFlags(verify, &a->output);

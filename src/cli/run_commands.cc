@@ -12,6 +12,7 @@
 #include "budget_flags.h"
 #include "commands.h"
 #include "output.h"
+#include "published_roots.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
@@ -34,74 +35,8 @@ struct RunArgs {
   bool quiet = false;       // chunk -q
 };
 
-// Library errors name settings, never flags: a budget error whose path is a
-// setting a flag sets is reported under that flag.
-Status UnderFlag(Status s) {
-  if (s.ok() || (s.code() != StatusCode::kLimitExceeded && s.code() != StatusCode::kInvalidArgument)) return s;
-  std::string flag = FlagForSetting(s.path());
-  if (flag.empty()) return s;
-  return Status(s.code(), std::string(s.message())).WithPath(flag);
-}
-
-// The control store if it exists (a read never creates one).
-Result<std::unique_ptr<control::ControlStore>> OpenExistingControl() {
-  control::SqliteOptions options;
-  options.create = false;
-  return control::OpenDefaultControlStore(options);
-}
-
-struct OpenedRun {
-  service::ResolvedRoot resolved;
-  cases::BudgetConfig budget;
-  std::unique_ptr<store::StoreSet> stores;
-  cases::ObjectBytesFetch fetch;
-};
-
-Result<OpenedRun> OpenRun(const RunArgs& args) {
-  OpenedRun opened;
-  VIGILO_ASSIGN_OR_RETURN(opened.budget, BudgetFromFlags(args.budget));
-  std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
-  VIGILO_ASSIGN_OR_RETURN(service::RootLocator locator,
-                          service::ParseRootLocator(args.target, stdin_source.get(), control::Namespace::kRuns));
-  std::unique_ptr<control::ControlStore> control;
-  if (!locator.ref) {
-    auto control_store = OpenExistingControl();
-    if (!control_store.ok() && control_store.status().code() == StatusCode::kNotFound) {
-      return NotFound("no run is published under " + locator.name);
-    }
-    VIGILO_ASSIGN_OR_RETURN(control, std::move(control_store));
-  }
-  VIGILO_ASSIGN_OR_RETURN(opened.resolved, service::ResolveRoot(locator, control.get(), control::Namespace::kRuns));
-
-  std::optional<std::string> stores_file;
-  if (!args.stores_file.empty()) stores_file = args.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
-  std::string spec = args.store;
-  if (spec.empty() && !opened.resolved.ledger_store_id.empty()) {
-    spec = control::StoreSpecForLedgerId(opened.resolved.ledger_store_id);
-  }
-  if (spec.empty()) {
-    const std::string& alias = opened.resolved.root.storage_alias;
-    if (config.Find(alias) == nullptr) {
-      std::string where = config.origin().empty() ? "" : " in " + config.origin();
-      return InvalidArgument("a reference needs --store SPEC: its storage alias \"" + alias + "\" is not configured" +
-                             where);
-    }
-    spec = alias;
-  }
-  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved, store::ResolveStore(config, spec, store::OpenOptions{}));
-  opened.stores = std::make_unique<store::StoreSet>(std::move(config), std::move(resolved));
-  store::StoreSet* stores = opened.stores.get();
-  opened.fetch = cases::StoreBytesFetch([stores](std::string_view alias) { return stores->ForAlias(alias); });
-  return opened;
-}
-
-// The name, version and publication time of a named run (nothing for a REF).
-void AddPublication(const service::ResolvedRoot& resolved, Record* r) {
-  if (!resolved.record) return;
-  r->Add("name", json::Value(resolved.record->name));
-  r->Add("version", json::Value::Uint(resolved.record->version));
-  r->Add("published_at", json::Value(control::FormatWallTime(resolved.record->published_at)));
+Result<OpenedRoot> OpenRun(const RunArgs& args) {
+  return OpenPublishedRoot(args.target, args.store, args.stores_file, args.budget, control::Namespace::kRuns);
 }
 
 Record RefRecord(const cases::ObjectRef& ref) {
@@ -116,36 +51,11 @@ Record RefRecord(const cases::ObjectRef& ref) {
 json::Value Count(int64_t n) { return json::Value::Uint(static_cast<uint64_t>(n)); }
 
 Status List(const RunArgs& args) {
-  auto control_store = OpenExistingControl();
-  std::vector<control::RootRecord> roots;
-  if (control_store.ok()) {
-    VIGILO_ASSIGN_OR_RETURN(roots, (*control_store)->ListRoots(control::Namespace::kRuns));
-  } else if (control_store.status().code() != StatusCode::kNotFound) {
-    return control_store.status();
-  }
-  if (roots.empty()) {
-    // Like `dataset list`: a sentence for people, zero records for programs.
-    return args.output.json ? Status::Ok() : WriteStdout("no runs are published\n");
-  }
-  std::vector<Record> rows;
-  for (const control::RootRecord& root : roots) {
-    VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(root.value));
-    const std::string where = "runs/" + root.name;
-    auto ref = cases::ObjectRef::FromJson(value, "$");
-    if (!ref.ok()) return std::move(ref).take_status().PrependPath(where + ": ");
-    Record r;
-    r.Add("name", json::Value(root.name));
-    r.Add("version", json::Value::Uint(root.version));
-    r.Add("published_at", json::Value(control::FormatWallTime(root.published_at)));
-    r.Add("plan_key", json::Value(ref->key));
-    r.Add("plan_digest", json::Value(ref->digest));
-    rows.push_back(std::move(r));
-  }
-  return PrintTable({"name", "version", "published_at", "plan_key", "plan_digest"}, rows, args.output);
+  return ListPublished(control::Namespace::kRuns, "plan", "no runs are published", args.output);
 }
 
 Status Show(const RunArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
   auto overview = service::ShowRun(opened.resolved.root, opened.budget, opened.fetch);
   if (!overview.ok()) return UnderFlag(overview.status());
   const cases::RunPlanManifest& plan = overview->plan;
@@ -187,7 +97,7 @@ Status Show(const RunArgs& args) {
 // Activation: every run object, every cross-object agreement, and with
 // --cases every chunk's projection against the (fully verified) dataset.
 Status Verify(const RunArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
   auto summary = service::VerifyRun(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget),
                                     opened.fetch, args.cases);
   if (!summary.ok()) return UnderFlag(summary.status());
@@ -208,7 +118,7 @@ Status Verify(const RunArgs& args) {
 // they are verified; a projection mismatch found after the last one still
 // exits non-zero), a summary on stderr.
 Status Chunk(const RunArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedRun opened, OpenRun(args));
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
   std::string line_out;
   auto read = service::ReadRunChunk(opened.resolved.root, opened.budget, opened.fetch, args.chunk_index,
                                     [&](const cases::CaseRecord&, std::string_view line) {
@@ -248,9 +158,10 @@ void AddTargetFlags(CLI::App* command, RunArgs* args) {
 }  // namespace
 
 void RegisterRunCommands(CLI::App& app, Action* action) {
-  auto* run = app.add_subcommand("run", "Read published run plans: list, show, verify, and a worker's chunk");
+  auto* run = app.add_subcommand("run", "Run plans: plan one over a published dataset, list, show, verify, read a worker's chunk, route shards");
   run->require_subcommand(1);
   RegisterRunPlanCommand(run, action);
+  RegisterRunRouteCommands(run, action);
 
   auto list_args = std::make_shared<RunArgs>();
   auto* list = run->add_subcommand("list", "List the published run names, their versions and roots");

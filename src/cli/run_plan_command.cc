@@ -12,6 +12,7 @@
 #include "interrupt.h"
 #include "output.h"
 #include "progress.h"
+#include "published_roots.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
@@ -109,13 +110,7 @@ Status Plan(const PlanArgs& a) {
 
   Result<service::PlanRunResult> done = service::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
   bar.Finish();
-  if (!done.ok()) {
-    Status s = done.status();
-    if (std::string flag = FlagForSetting(s.path()); !flag.empty()) {
-      return Status(s.code(), flag + ": " + std::string(s.message()));
-    }
-    return s;
-  }
+  if (!done.ok()) return UnderFlag(done.status());
   const service::PlanRunResult& r = *done;
   if (a.output.json) {
     Record rec;

@@ -103,4 +103,32 @@ std::string FormatWallTime(Micros unix_micros) {
   return buf;
 }
 
+Status ValidateRunShard(int32_t run_shard) {
+  if (run_shard < 0 || run_shard >= kRunShards) {
+    return InvalidArgument("a run shard is 0.." + std::to_string(kRunShards - 1) + "; got " +
+                           std::to_string(run_shard));
+  }
+  return Status::Ok();
+}
+
+Status ValidateShardRoute(std::string_view route) {
+  if (route.empty() || route.size() > kMaxRouteBytes) {
+    return InvalidArgument("a route is 1-" + std::to_string(kMaxRouteBytes) + " bytes; got " +
+                           std::to_string(route.size()));
+  }
+  for (size_t i = 0; i < route.size(); ++i) {
+    const char c = route[i];
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == ':' || c == '/' || c == '-';
+    if (!ok) {
+      return InvalidArgument("a route is made of A-Z, a-z, 0-9, '.', '_', ':', '/' and '-' only (byte " +
+                             std::to_string(i) + " is not)");
+    }
+  }
+  if (route.find("://") != std::string_view::npos) {
+    return InvalidArgument("a route names a worker pool, not a URL: it must not contain \"://\"");
+  }
+  return Status::Ok();
+}
+
 }  // namespace vigilo::control

@@ -67,6 +67,18 @@ Result<RootRecord> ReadRoot(const Statement& stmt) {
   return r;
 }
 
+Result<ShardRoute> ReadRoute(const Statement& stmt) {
+  ShardRoute r;
+  r.run = stmt.Text(0);
+  r.run_shard = static_cast<int32_t>(stmt.Int(1));
+  r.route = stmt.Text(2);
+  r.epoch = static_cast<uint64_t>(stmt.Int(3));
+  r.updated_at = stmt.Int(4);
+  return r;
+}
+
+constexpr std::string_view kRouteColumns = "run, run_shard, route, epoch, updated_at";
+
 class SqliteControlStore final : public ControlStore {
  public:
   SqliteControlStore(std::unique_ptr<Database> db, store::Clock& clock, store::RandomSource& random)
@@ -381,6 +393,60 @@ class SqliteControlStore final : public ControlStore {
     }
   }
 
+  Result<ShardRoute> MoveShard(std::string_view run, int32_t run_shard, std::string_view route,
+                               std::optional<uint64_t> expected_epoch) override {
+    VIGILO_RETURN_IF_ERROR(ValidateRootName(run));
+    VIGILO_RETURN_IF_ERROR(ValidateRunShard(run_shard));
+    VIGILO_RETURN_IF_ERROR(ValidateShardRoute(route));
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(*db_, Transaction::Kind::kWrite));
+    VIGILO_RETURN_IF_ERROR(RequirePublishedRun(run));
+    VIGILO_ASSIGN_OR_RETURN(std::optional<ShardRoute> current, LoadRoute(run, run_shard));
+    const uint64_t current_epoch = current.has_value() ? current->epoch : 0;
+    if (expected_epoch.has_value() && *expected_epoch != current_epoch) {
+      return Fenced(rules::RootPath(Namespace::kRuns, run) + " shard " + std::to_string(run_shard) +
+                    ": route epoch is " + std::to_string(current_epoch) + ", not " +
+                    std::to_string(*expected_epoch));
+    }
+    ShardRoute moved{std::string(run), run_shard, std::string(route), current_epoch + 1, clock_.Now()};
+    VIGILO_ASSIGN_OR_RETURN(
+        Statement write,
+        db_->Prepare(current.has_value()
+                         ? "UPDATE shard_routes SET route = ?3, epoch = ?4, updated_at = ?5 "
+                           "WHERE namespace = 'runs' AND run = ?1 AND run_shard = ?2"
+                         : "INSERT INTO shard_routes (run, run_shard, route, epoch, updated_at) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)"));
+    write.Bind(1, run)
+        .Bind(2, int64_t{run_shard})
+        .Bind(3, route)
+        .Bind(4, static_cast<int64_t>(moved.epoch))
+        .Bind(5, moved.updated_at);
+    VIGILO_RETURN_IF_ERROR(write.Run());
+    VIGILO_RETURN_IF_ERROR(tx.Commit());
+    return moved;
+  }
+
+  Result<std::vector<ShardRoute>> ShardRoutes(std::string_view run) override {
+    VIGILO_RETURN_IF_ERROR(ValidateRootName(run));
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(*db_, Transaction::Kind::kRead));
+    VIGILO_RETURN_IF_ERROR(RequirePublishedRun(run));
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT " + std::string(kRouteColumns) +
+                                         " FROM shard_routes WHERE namespace = 'runs' AND run = ?1 "
+                                         "ORDER BY run_shard"));
+    stmt.Bind(1, run);
+    std::vector<ShardRoute> out;
+    for (;;) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, stmt.Step());
+      if (!more) break;
+      VIGILO_ASSIGN_OR_RETURN(ShardRoute route, ReadRoute(stmt));
+      out.push_back(std::move(route));
+    }
+    VIGILO_RETURN_IF_ERROR(tx.Commit());
+    return out;
+  }
+
   Result<uint64_t> PendingCleanupKeys(std::string_view store) override {
     std::lock_guard lock(mu_);
     VIGILO_ASSIGN_OR_RETURN(Statement stmt,
@@ -472,6 +538,29 @@ class SqliteControlStore final : public ControlStore {
     }
   }
 
+  // Routes exist only for published runs (the foreign key says so too; this
+  // says it in words).
+  Status RequirePublishedRun(std::string_view run) {
+    VIGILO_ASSIGN_OR_RETURN(std::optional<RootRecord> root, LoadRoot(Namespace::kRuns, run));
+    if (!root.has_value()) {
+      return NotFound("no run is published under " + rules::RootPath(Namespace::kRuns, run) +
+                      "; shards have routes only once their run is published");
+    }
+    return Status::Ok();
+  }
+
+  Result<std::optional<ShardRoute>> LoadRoute(std::string_view run, int32_t run_shard) {
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT " + std::string(kRouteColumns) +
+                                         " FROM shard_routes WHERE namespace = 'runs' AND run = ?1 "
+                                         "AND run_shard = ?2"));
+    stmt.Bind(1, run).Bind(2, int64_t{run_shard});
+    VIGILO_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return std::optional<ShardRoute>();
+    VIGILO_ASSIGN_OR_RETURN(ShardRoute route, ReadRoute(stmt));
+    return std::optional<ShardRoute>(std::move(route));
+  }
+
   Status AppendVersion(const AttemptRecord& row, uint64_t epoch, uint64_t version, std::string_view value,
                        Micros now) {
     VIGILO_ASSIGN_OR_RETURN(Statement history,
@@ -517,6 +606,8 @@ class SqliteControlStore final : public ControlStore {
 
 }  // namespace
 
+// The route rules are backend-independent; they live here, next to their
+// only backend, until a second backend shares them.
 Result<std::unique_ptr<ControlStore>> OpenSqliteControlStore(const std::string& path, const SqliteOptions& options) {
   if (path.empty()) return InvalidArgument("the control database path is empty");
   if (options.create) {

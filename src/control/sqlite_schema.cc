@@ -109,8 +109,41 @@ CREATE TRIGGER roots_are_kept BEFORE DELETE ON roots
 BEGIN SELECT RAISE(ABORT, 'a published name is never removed'); END;
 )sql";
 
-// Index i takes version i to i + 1.
-constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1};
+// Version 2: shard routes (control_store.h). One row per moved shard of a
+// published run; the foreign key on roots makes "routes exist only for
+// published runs" a rule of the database, and the triggers make the epoch a
+// counter: 1 on the first move, exactly +1 per move, never removed, and a
+// row never changes which shard it is about.
+constexpr std::string_view kVersion2 = R"sql(
+CREATE TABLE shard_routes (
+  namespace TEXT NOT NULL DEFAULT 'runs' CHECK (namespace = 'runs'),
+  run TEXT NOT NULL,
+  run_shard INTEGER NOT NULL CHECK (run_shard >= 0 AND run_shard < 128),
+  route TEXT NOT NULL CHECK (length(CAST(route AS BLOB)) BETWEEN 1 AND 256),
+  epoch INTEGER NOT NULL CHECK (epoch >= 1),
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (namespace, run, run_shard),
+  FOREIGN KEY (namespace, run) REFERENCES roots (namespace, name)
+) STRICT;
+
+CREATE TRIGGER route_starts_at_epoch_one BEFORE INSERT ON shard_routes
+WHEN NEW.epoch <> 1
+BEGIN SELECT RAISE(ABORT, 'a shard route starts at epoch 1'); END;
+
+CREATE TRIGGER route_epoch_counts_moves BEFORE UPDATE ON shard_routes
+WHEN NEW.epoch <> OLD.epoch + 1
+BEGIN SELECT RAISE(ABORT, 'a shard route epoch increases by one per move'); END;
+
+CREATE TRIGGER route_shard_is_fixed BEFORE UPDATE OF namespace, run, run_shard ON shard_routes
+BEGIN SELECT RAISE(ABORT, 'a shard route never changes its run or shard'); END;
+
+CREATE TRIGGER routes_are_kept BEFORE DELETE ON shard_routes
+BEGIN SELECT RAISE(ABORT, 'shard routes are never deleted'); END;
+)sql";
+
+// Index i takes version i to i + 1. A migration's text never changes once
+// released: databases of that version were made by it.
+constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1, kVersion2};
 
 Result<int64_t> QueryInt(Database& db, std::string_view sql) {
   VIGILO_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
@@ -126,6 +159,11 @@ std::string Hex32(int64_t value) {
 }
 
 }  // namespace
+
+std::string_view MigrationSql(int64_t to_version) {
+  if (to_version < 1 || to_version > kSqliteSchemaVersion) return {};
+  return kMigrations[static_cast<size_t>(to_version - 1)];
+}
 
 Result<int64_t> SchemaVersion(Database& db) {
   VIGILO_ASSIGN_OR_RETURN(int64_t app_id, QueryInt(db, "PRAGMA application_id"));

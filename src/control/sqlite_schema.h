@@ -16,4 +16,9 @@ Status MigrateSchema(Database& db);
 // The schema version stored in the database (0 for an empty database).
 Result<int64_t> SchemaVersion(Database& db);
 
+// The SQL of the migration that takes version to_version - 1 to to_version
+// (empty outside 1..kSqliteSchemaVersion): tests build databases of an
+// older version from exactly the statements that made them.
+std::string_view MigrationSql(int64_t to_version);
+
 }  // namespace vigilo::control::sqlite

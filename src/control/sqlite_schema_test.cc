@@ -77,7 +77,7 @@ class SqliteSchemaTest : public ::testing::Test {
 TEST_F(SqliteSchemaTest, AFreshDatabaseIsVersionedWalAndTagged) {
   ASSERT_TRUE(Open().ok());
   EXPECT_EQ(RawQuery(path_, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(RawQuery(path_, "SELECT version FROM schema_version"), "1");
+  EXPECT_EQ(RawQuery(path_, "SELECT version FROM schema_version"), std::to_string(kSqliteSchemaVersion));
   EXPECT_EQ(RawQuery(path_, "PRAGMA application_id"), std::to_string(kSqliteApplicationId));
   EXPECT_EQ(RawQuery(path_, "SELECT last_epoch FROM fencing"), "0");
 }
@@ -114,11 +114,13 @@ TEST_F(SqliteSchemaTest, ReopeningKeepsTheLedger) {
 
 TEST_F(SqliteSchemaTest, ANewerSchemaIsRefused) {
   ASSERT_TRUE(Open().ok());
-  ASSERT_EQ(RawExec(path_, "UPDATE schema_version SET version = 2"), "");
+  const std::string newer = std::to_string(kSqliteSchemaVersion + 1);
+  ASSERT_EQ(RawExec(path_, "UPDATE schema_version SET version = " + newer), "");
   Status status = Open().status();
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(status.message(), "the control database " + path_ +
-                                  " has schema version 2; this vigilo knows versions up to 1: use a newer vigilo");
+                                  " has schema version " + newer + "; this vigilo knows versions up to " +
+                                  std::to_string(kSqliteSchemaVersion) + ": use a newer vigilo");
 }
 
 TEST_F(SqliteSchemaTest, AnotherApplicationsDatabaseIsRefused) {

@@ -1,6 +1,5 @@
-# LVQ codec, distance reference kernels and k-means (docs/format/ivf-build-algorithms.md).
+# Distance reference kernels and k-means (docs/format/ivf-build-algorithms.md); the LVQ codec (lvq.cc) is in the read core.
 set(VIGILO_CODEC_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/lvq.cc
   ${CMAKE_CURRENT_LIST_DIR}/distance.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmeans.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmeans_assign.cc

@@ -2,6 +2,7 @@
 #include "vigilo/ivf/input.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -41,28 +42,6 @@ Result<InputFormat> DetectInputFormat(std::string_view path) {
                          "\" from its extension (.parquet, .fvecs, .bvecs, .npy, .jsonl); name it explicitly");
 }
 
-size_t KeyColumn::size() const {
-  switch (type.kind) {
-    case ColumnType::Kind::kBoolean: return booleans.size();
-    case ColumnType::Kind::kInt:
-    case ColumnType::Kind::kLong:
-    case ColumnType::Kind::kDate: return integers.size();
-    default: return offsets.size() - 1;
-  }
-}
-
-std::string_view KeyColumn::Bytes(size_t i) const {
-  return {reinterpret_cast<const char*>(bytes.data()) + offsets[i], offsets[i + 1] - offsets[i]};
-}
-
-void KeyColumn::Clear(ColumnType new_type) {
-  type = new_type;
-  booleans.clear();
-  integers.clear();
-  offsets.assign(1, 0);
-  bytes.clear();
-}
-
 Result<bool> VectorInput::Next(InputBlock* block) {
   block->keys.Clear(key_field_ ? key_field_->type : ColumnType{});
   block->first_row = next_row_;
@@ -76,6 +55,18 @@ Result<bool> VectorInput::Next(InputBlock* block) {
     block->vectors.clear();
     return st;
   }
+  // One input domain for every format (and for queries, VectorDomainViolation).
+  for (size_t i = 0; i < block->rows; ++i) {
+    std::span<const float> row(block->vectors.data() + i * dimension_, dimension_);
+    std::string violation = VectorDomainViolation(row);
+    if (!violation.empty()) {
+      failed_ = input_internal::FormatError(path_, input_internal::RowName(block->first_row + i) + ": " + violation);
+      block->keys.Clear(block->keys.type);
+      block->rows = 0;
+      block->vectors.clear();
+      return failed_;
+    }
+  }
   if (block->rows == 0) {
     if (!rows_) rows_ = next_row_;  // JSONL knows its row count once a pass has ended
     return false;
@@ -87,6 +78,25 @@ Status VectorInput::Rewind() {
   failed_ = Status::Ok();
   next_row_ = 0;
   return Restart();
+}
+
+std::string VectorDomainViolation(std::span<const float> vector) {
+  double squared = 0;
+  for (size_t j = 0; j < vector.size(); ++j) {
+    float v = vector[j];
+    if (!std::isfinite(v)) {
+      return "element " + std::to_string(j) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
+             "; vectors must be finite";
+    }
+    squared += static_cast<double>(v) * static_cast<double>(v);
+  }
+  if (squared > kMaxVectorSquaredNorm) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", squared);
+    return std::string("its squared norm ") + text +
+           " is above 2^120 (about 1.3e36); vector components must be small enough that distances fit float32";
+  }
+  return {};
 }
 
 Result<std::unique_ptr<VectorInput>> OpenVectorInput(const std::string& path, const InputOptions& options) {
@@ -107,6 +117,9 @@ Result<std::unique_ptr<VectorInput>> OpenVectorInput(const std::string& path, co
     return InvalidArgument(std::string(InputFormatName(format)) +
                            " inputs have no named fields, so they cannot have a key field (rows are keyed by "
                            "position)");
+  }
+  if (path == "-" && format == InputFormat::kParquet) {
+    return InvalidArgument("a Parquet input cannot be read from stdin (it is read from its end); give its file");
   }
   switch (format) {
     case InputFormat::kParquet: return input_internal::OpenParquetInput(path, options);
@@ -171,13 +184,27 @@ std::string RowName(uint64_t row_index) { return "row " + std::to_string(row_ind
 
 Result<SequentialFile> SequentialFile::Open(const std::string& path) {
   SequentialFile file(path);
+  if (path == "-") {
+    // stdin cannot be read twice, and every pass after the first rereads the
+    // input: it is held in memory.
+    auto whole = WholeFile::Open("-", kMaxStdinInputBytes);
+    if (!whole.ok()) return InFile("<stdin>", whole.status());
+    file.stdin_bytes_ = std::make_shared<const std::string>(whole->bytes());
+    file.size_ = file.stdin_bytes_->size();
+    VIGILO_RETURN_IF_ERROR(file.Reopen());
+    return file;
+  }
   VIGILO_RETURN_IF_ERROR(file.Reopen());
-  file.size_ = file.source_->SizeHint();
+  file.size_ = static_cast<const FileByteSource&>(*file.source_).SizeHint();
   return file;
 }
 
 Status SequentialFile::Reopen() {
-  VIGILO_ASSIGN_OR_RETURN(source_, FileByteSource::Open(path_));
+  if (stdin_bytes_) {
+    source_ = std::make_unique<StringByteSource>(*stdin_bytes_);
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(source_, FileByteSource::Open(path_));
+  }
   offset_ = 0;
   return Status::Ok();
 }

@@ -62,7 +62,8 @@ class SequentialFile {
  private:
   explicit SequentialFile(std::string path) : path_(std::move(path)) {}
   std::string path_;
-  std::unique_ptr<FileByteSource> source_;
+  std::unique_ptr<ByteSource> source_;        // a FileByteSource, or stdin_bytes_ ("-")
+  std::shared_ptr<const std::string> stdin_bytes_;
   uint64_t offset_ = 0;
   uint64_t size_ = 0;
 };

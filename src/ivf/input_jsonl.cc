@@ -1,6 +1,8 @@
 // JSON Lines: one JSON object per line (LF, optionally CR LF; a final LF is
 // optional), each a row. The vector member is an array of numbers; the key
 // member an integer (long) or a string (string), the same kind on every row.
+// A line may instead be a bare array of numbers: the vector alone (no key).
+// A blank line is an error naming it, never skipped.
 // Lines are parsed one at a time with vigilo's strict parser.
 #include <algorithm>
 #include <string>
@@ -90,7 +92,7 @@ struct JsonRow {
 Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_t row, uint64_t offset,
                          const InputOptions& options, std::vector<double>* scratch) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-    return RowError(path, row, offset, "empty line; every line must be a JSON object");
+    return RowError(path, row, offset, "empty line; every line must be a JSON object or array");
   }
   json::ParseOptions parse_options;
   parse_options.max_bytes = kMaxJsonLineBytes;
@@ -102,11 +104,17 @@ Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_
         .WithOffset(offset + s.offset().value_or(0));
   }
   const json::Value& value = *parsed;
-  if (!value.is_object()) return RowError(path, row, offset, "not a JSON object");
-  const json::Object& object = value.as_object();
+  if (!value.is_object() && !value.is_array()) {
+    return RowError(path, row, offset, "not a JSON object (or an array of numbers)");
+  }
+  if (value.is_array() && options.key_field) {
+    return RowError(path, row, offset, "a bare array has no key member \"" + *options.key_field + "\"");
+  }
+  static const json::Object kNoMembers;
+  const json::Object& object = value.is_object() ? value.as_object() : kNoMembers;
 
   JsonRow out;
-  const json::Value* vec = object.Find(options.vector_field);
+  const json::Value* vec = value.is_array() ? &value : object.Find(options.vector_field);
   if (vec == nullptr) return RowError(path, row, offset, "no member \"" + options.vector_field + "\"");
   if (vec->is_null()) return RowError(path, row, offset, "the vector \"" + options.vector_field + "\" is null");
   if (!vec->is_array()) {
@@ -145,6 +153,33 @@ Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_
     }
   }
   return out;
+}
+
+// The member of the first row holding a non-empty array of numbers, when
+// exactly one does; nothing for a bare-array row (it names no member).
+Result<std::optional<std::string>> DetectVectorMember(const std::string& path, std::string_view line,
+                                                      uint64_t offset) {
+  json::ParseOptions parse_options;
+  parse_options.max_bytes = kMaxJsonLineBytes;
+  auto parsed = json::Parse(line, parse_options);
+  if (!parsed.ok() || !parsed->is_object()) return std::optional<std::string>();  // ParseRow says what is wrong
+  std::vector<std::string> candidates;
+  std::string members;
+  for (const auto& [name, member] : parsed->as_object()) {
+    members += (members.empty() ? "\"" : ", \"") + name + "\"";
+    if (!member.is_array() || member.as_array().empty()) continue;
+    const json::Array& items = member.as_array();
+    if (std::all_of(items.begin(), items.end(), [](const json::Value& x) { return x.is_number(); })) {
+      candidates.push_back(name);
+    }
+  }
+  if (candidates.size() == 1) return std::optional<std::string>(candidates[0]);
+  std::string listed;
+  for (const std::string& c : candidates) listed += (listed.empty() ? "\"" : ", \"") + c + "\"";
+  return RowError(path, 0, offset,
+                  candidates.empty()
+                      ? "no member is an array of numbers (members: " + members + "); name the vector field"
+                      : "several members are arrays of numbers (" + listed + "); name the vector field");
 }
 
 class JsonlInput final : public VectorInput {
@@ -211,12 +246,20 @@ Result<std::unique_ptr<VectorInput>> OpenJsonlInput(const std::string& path, con
   VIGILO_ASSIGN_OR_RETURN(bool any, lines.Next(&line, &offset));
   if (!any) return FormatError(path, "the file holds no vectors");
   std::vector<double> scratch;
-  VIGILO_ASSIGN_OR_RETURN(JsonRow first, ParseRow(path, line, 0, offset, options, &scratch));
+  InputOptions resolved = options;
+  if (options.detect_vector_field) {
+    VIGILO_ASSIGN_OR_RETURN(std::optional<std::string> detected, DetectVectorMember(path, line, offset));
+    if (detected) resolved.vector_field = *detected;
+    if (resolved.key_field && *resolved.key_field == resolved.vector_field) {
+      return InvalidArgument("the key and the vector are the same field \"" + resolved.vector_field + "\"");
+    }
+  }
+  VIGILO_ASSIGN_OR_RETURN(JsonRow first, ParseRow(path, line, 0, offset, resolved, &scratch));
   Status dim = CheckDimension(path, first.vector.size(), RowName(0));
   if (!dim.ok()) return std::move(dim).WithOffset(offset);
   VIGILO_RETURN_IF_ERROR(lines.Rewind());
   return std::unique_ptr<VectorInput>(std::make_unique<JsonlInput>(
-      path, std::move(lines), options, static_cast<uint32_t>(first.vector.size()), first.key_kind));
+      path, std::move(lines), resolved, static_cast<uint32_t>(first.vector.size()), first.key_kind));
 }
 
 }  // namespace vigilo::ivf::input_internal

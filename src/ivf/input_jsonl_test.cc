@@ -66,7 +66,12 @@ TEST_F(JsonlTest, RowErrors) {
   ExpectError(Error(""), StatusCode::kInvalidFormat, "no vectors", std::nullopt);
   ExpectError(Error(good + "\n" + good), StatusCode::kInvalidFormat, "row 1 (line 2): empty line", 17);
   ExpectError(Error(good + "{\"vector\":[1,2]\n"), StatusCode::kParseError, "row 1 (line 2): ", 32);
-  ExpectError(Error(good + "[1,2]\n"), StatusCode::kInvalidFormat, "row 1 (line 2): not a JSON object", 17);
+  ExpectError(Error(good + "[1,2,3]\n"), StatusCode::kInvalidFormat,
+              "row 1 (line 2): the vector has 3 elements, the first row 2", 17);
+  ExpectError(Error(good + "\"1,2\"\n"), StatusCode::kInvalidFormat,
+              "row 1 (line 2): not a JSON object (or an array of numbers)", 17);
+  ExpectError(Error(good + "[1e20,1]\n"), StatusCode::kInvalidFormat,
+              "row 1: its squared norm 1e+40 is above 2^120 (about 1.3e36)", std::nullopt);
   ExpectError(Error(good + "{\"vec\":[1,2]}\n"), StatusCode::kInvalidFormat, "no member \"vector\"", 17);
   ExpectError(Error(good + "{\"vector\":null}\n"), StatusCode::kInvalidFormat, "is null", 17);
   ExpectError(Error(good + "{\"vector\":\"1,2\"}\n"), StatusCode::kInvalidFormat, "is a string, not an array", 17);
@@ -78,6 +83,27 @@ TEST_F(JsonlTest, RowErrors) {
               "row 1: element 1 is infinite (or outside the float range)", 17);
   ExpectError(Error("{\"vector\":[]}\n"), StatusCode::kInvalidFormat, "dimension 0", 0);
   ExpectError(Error(good + "{\"vector\":[1,2],\"vector\":[1,2]}\n"), StatusCode::kParseError, "duplicate", 33);
+}
+
+// A line may be a bare array (the vector alone), mixed with objects.
+TEST_F(JsonlTest, BareArrayLines) {
+  auto input = OpenVectorInput(Write("a.jsonl", "[1,2]\n{\"vector\":[3,4]}\n[5,6]"), {});
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  EXPECT_EQ(*testing::ReadVectors(**input), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  ExpectError(Error("[1,2]\n", {.key_field = "id"}), StatusCode::kInvalidFormat,
+              "row 0 (line 1): a bare array has no key member \"id\"", 0);
+}
+
+// detect_vector_field: the one member of the first row that is an array of numbers.
+TEST_F(JsonlTest, DetectsTheVectorMember) {
+  InputOptions detect{.detect_vector_field = true};
+  auto input = OpenVectorInput(Write("d.jsonl", "{\"id\":1,\"emb\":[1,2],\"tags\":[\"a\"]}\n"), detect);
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  EXPECT_EQ((*input)->vector_field(), "emb");
+  ExpectError(Error("{\"a\":[1],\"b\":[2]}\n", detect), StatusCode::kInvalidFormat,
+              "row 0 (line 1): several members are arrays of numbers (\"a\", \"b\"); name the vector field", 0);
+  ExpectError(Error("{\"a\":1}\n", detect), StatusCode::kInvalidFormat,
+              "row 0 (line 1): no member is an array of numbers (members: \"a\"); name the vector field", 0);
 }
 
 TEST_F(JsonlTest, KeyErrors) {

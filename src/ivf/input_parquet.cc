@@ -102,7 +102,10 @@ Result<ColumnType> KeyTypeOf(const std::string& path, const pq::ColumnDescriptor
       }
       if (lt && lt->kind == pq::LogicalType::Kind::kInteger) {
         if (lt->is_signed || lt->bit_width < 32) return ColumnType{Kind::kInt, 0};
-        return reject("is unsigned 32-bit (its values may not fit an int)");
+        return reject("is unsigned 32-bit (UINT_32): its values may not fit an int; cast it to BIGINT");
+      }
+      if (!lt && converted_is(pq::ConvertedType::kUint32)) {
+        return reject("is unsigned 32-bit (UINT_32): its values may not fit an int; cast it to BIGINT");
       }
       if (!annotated || converted_is(pq::ConvertedType::kInt32) || converted_is(pq::ConvertedType::kInt16) ||
           converted_is(pq::ConvertedType::kInt8) || converted_is(pq::ConvertedType::kUint8) ||
@@ -113,7 +116,10 @@ Result<ColumnType> KeyTypeOf(const std::string& path, const pq::ColumnDescriptor
     case pq::Type::kInt64:
       if (lt && lt->kind == pq::LogicalType::Kind::kInteger) {
         if (lt->is_signed || lt->bit_width < 64) return ColumnType{Kind::kLong, 0};
-        return reject("is unsigned 64-bit (its values may not fit a long)");
+        return reject("is unsigned 64-bit (UINT_64): its values may not fit a long; cast it to BIGINT if they do");
+      }
+      if (!lt && converted_is(pq::ConvertedType::kUint64)) {
+        return reject("is unsigned 64-bit (UINT_64): its values may not fit a long; cast it to BIGINT if they do");
       }
       if (!annotated || converted_is(pq::ConvertedType::kInt64) || converted_is(pq::ConvertedType::kUint32)) {
         return ColumnType{Kind::kLong, 0};
@@ -132,6 +138,33 @@ Result<ColumnType> KeyTypeOf(const std::string& path, const pq::ColumnDescriptor
       return reject("has an annotation (decimal, float16, …)");
     default: return reject("has no key type");
   }
+}
+
+// The one top-level column that is a list of FLOAT or DOUBLE; InvalidFormat
+// listing the candidates (or every column) otherwise.
+Result<std::string> DetectVectorColumn(const std::string& path, const pq::Footer& footer) {
+  std::vector<std::string> candidates, all;
+  for (const auto& leaf : footer.schema.leaves) {
+    auto leaf_path = pq::LeafPath(footer.metadata.schema, footer.schema, leaf);
+    std::string top(leaf_path.empty() ? std::string_view() : leaf_path[0]);
+    if (std::find(all.begin(), all.end(), top) != all.end()) continue;
+    all.push_back(top);
+    Status error;
+    auto leaves = FieldLeaves(footer, top, &error);
+    if (error.ok() && leaves.size() == 1 && CheckVectorColumn(path, leaves[0]).ok()) candidates.push_back(top);
+  }
+  if (candidates.size() == 1) return candidates[0];
+  auto quoted = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+    return out;
+  };
+  if (candidates.empty()) {
+    return FormatError(path, "no column is a list of FLOAT or DOUBLE (columns: " + quoted(all) +
+                                 "); name the vector column with --vector-field");
+  }
+  return FormatError(path, "several columns are lists of FLOAT or DOUBLE (" + quoted(candidates) +
+                               "); choose one with --vector-field");
 }
 
 class ParquetInput final : public VectorInput {
@@ -289,7 +322,14 @@ Result<std::unique_ptr<VectorInput>> OpenParquetInput(const std::string& path, c
   auto opened = pq::LocalParquetFile::Open(path);
   if (!opened.ok()) return InFile(path, opened.status());
   pq::LocalParquetFile file = std::move(opened).value();
-  VIGILO_ASSIGN_OR_RETURN(pq::ColumnDescriptor vector, FindField(path, file.footer(), options.vector_field, "vector"));
+  InputOptions resolved = options;
+  if (options.detect_vector_field) {
+    VIGILO_ASSIGN_OR_RETURN(resolved.vector_field, DetectVectorColumn(path, file.footer()));
+    if (resolved.key_field && *resolved.key_field == resolved.vector_field) {
+      return InvalidArgument("the key and the vector are the same field \"" + resolved.vector_field + "\"");
+    }
+  }
+  VIGILO_ASSIGN_OR_RETURN(pq::ColumnDescriptor vector, FindField(path, file.footer(), resolved.vector_field, "vector"));
   VIGILO_RETURN_IF_ERROR(CheckVectorColumn(path, vector));
   std::optional<pq::ColumnDescriptor> key;
   std::optional<ColumnType> key_type;
@@ -297,7 +337,7 @@ Result<std::unique_ptr<VectorInput>> OpenParquetInput(const std::string& path, c
     VIGILO_ASSIGN_OR_RETURN(key, FindField(path, file.footer(), *options.key_field, "key"));
     VIGILO_ASSIGN_OR_RETURN(key_type, KeyTypeOf(path, *key));
   }
-  auto input = std::make_unique<ParquetInput>(path, std::move(file), options, std::move(vector), std::move(key),
+  auto input = std::make_unique<ParquetInput>(path, std::move(file), resolved, std::move(vector), std::move(key),
                                               key_type);
   VIGILO_RETURN_IF_ERROR(input->Init());
   return std::unique_ptr<VectorInput>(std::move(input));

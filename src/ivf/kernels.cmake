@@ -1,11 +1,6 @@
 # Scoring kernels for residual LVQ postings (docs/format/ivf-build-algorithms.md,
 # "Scoring kernels"): one dispatcher, scalar, portable and AVX2 paths.
-set(VIGILO_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels.cc
-  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_scalar.cc
-  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_portable.cc
-  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_avx2.cc)
-target_sources(vigilo_ivf PRIVATE ${VIGILO_KERNEL_SOURCES})
+# VIGILO_KERNEL_SOURCES (read_core_sources.cmake) are compiled into vigilo_read_core.
 # No contraction: the per-row combination in double must round the same way on
 # every path, and scalar/portable must stay bit-identical (the AVX2 path's FMAs
 # are explicit intrinsics, which this does not affect). No -mavx2 either: the

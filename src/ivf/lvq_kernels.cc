@@ -76,7 +76,12 @@ bool KernelPathAvailable(KernelPath path) {
 }
 
 KernelPath DispatchedKernelPath() {
+#if defined(__EMSCRIPTEN__)
+  // WebAssembly: the portable path, written for SIMD128 (bit-identical to the others).
+  return KernelPath::kPortable;
+#else
   return kernels_internal::Avx2Supported() ? KernelPath::kAvx2 : KernelPath::kScalar;
+#endif
 }
 
 std::string_view KernelName() { return KernelPathName(DispatchedKernelPath()); }

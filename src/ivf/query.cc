@@ -1,13 +1,12 @@
-#include "vigilo/ivf/query.h"
+#include "vigilo/ivf/query_core.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
 
-#include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/lvq_kernels.h"
-#include "vigilo/ivf/publication_check.h"
+#include "vigilo/ivf/postings_cid.h"
 #include "vigilo/ivf/types.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/column_view.h"

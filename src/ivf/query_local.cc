@@ -1,5 +1,6 @@
-// The query core's drivers over the ObjectStore seam (query.h).
+// The read core's drivers over the ObjectStore seam (query.h, source_lookup.h).
 #include "vigilo/ivf/query.h"
+#include "vigilo/ivf/source_lookup.h"
 
 namespace vigilo::ivf {
 
@@ -34,6 +35,18 @@ Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& stor
     VIGILO_RETURN_IF_ERROR(run->Supply(std::span<const std::span<const uint8_t>>(views)));
   }
   return run->result();
+}
+
+Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
+                                std::vector<std::string> columns) {
+  VIGILO_ASSIGN_OR_RETURN(auto lookup, SourceLookup::Start(reader, std::move(keys), std::move(columns)));
+  std::vector<store::Bytes> bytes;
+  std::vector<std::span<const uint8_t>> views;
+  while (!lookup->done()) {
+    VIGILO_RETURN_IF_ERROR(FetchRequests(store, reader, lookup->requests(), bytes, views));
+    VIGILO_RETURN_IF_ERROR(lookup->Supply(std::span<const std::span<const uint8_t>>(views)));
+  }
+  return lookup->result();
 }
 
 }  // namespace vigilo::ivf

@@ -1,4 +1,4 @@
-#include "vigilo/ivf/source_lookup.h"
+#include "vigilo/ivf/source_lookup_core.h"
 
 #include <algorithm>
 
@@ -253,18 +253,6 @@ Status SourceLookup::Extract(std::span<const std::span<const uint8_t>> responses
     }
   }
   return Status::Ok();
-}
-
-Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
-                                std::vector<std::string> columns) {
-  VIGILO_ASSIGN_OR_RETURN(auto lookup, SourceLookup::Start(reader, std::move(keys), std::move(columns)));
-  std::vector<store::Bytes> bytes;
-  std::vector<std::span<const uint8_t>> views;
-  while (!lookup->done()) {
-    VIGILO_RETURN_IF_ERROR(FetchRequests(store, reader, lookup->requests(), bytes, views));
-    VIGILO_RETURN_IF_ERROR(lookup->Supply(std::span<const std::span<const uint8_t>>(views)));
-  }
-  return lookup->result();
 }
 
 }  // namespace vigilo::ivf

@@ -4,6 +4,7 @@
 
 #include "vigilo/common/paths.h"
 #include "vigilo/control/cleanup.h"
+#include "vigilo/json/parse.h"
 
 namespace vigilo::service {
 namespace {
@@ -115,14 +116,47 @@ cases::ObjectSink AttemptWriter::Sink(uint64_t max_object_bytes) {
   };
 }
 
-Result<control::PublishOutcome> AttemptWriter::Publish(std::string_view value) {
+Result<AttemptWriter::PublishedRoot> AttemptWriter::PublishRoot(
+    std::string_view value, bool replace, const std::function<Result<bool>(const control::RootRecord&)>& same,
+    const std::function<Status(const control::RootRecord&)>& refusal) {
   VIGILO_RETURN_IF_ERROR(KeepLease());
-  return control_.PublishRoot(*lease_, value);
+  PublishedRoot out;
+  Result<control::PublishOutcome> published = control_.PublishRoot(*lease_, value);
+  if (!published.ok()) {
+    if (published.status().code() != StatusCode::kAlreadyExists) return published.status();
+    // The name holds something else: the same content written by another
+    // attempt (a concurrent or earlier writer), or something other.
+    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current, control_.GetRoot(ns_, name_));
+    if (!current) return published.status();
+    VIGILO_ASSIGN_OR_RETURN(bool is_same, same(*current));
+    if (is_same) {
+      out.outcome = RootOutcome::kUnchanged;
+      out.record = std::move(*current);
+      AbandonAndClean();  // ours duplicates what is published
+      return out;
+    }
+    if (!replace) {
+      name_taken_ = true;
+      return refusal(*current);
+    }
+    VIGILO_RETURN_IF_ERROR(KeepLease());
+    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, control_.ReplaceRoot(*lease_, current->value, value));
+    out.outcome = replaced == control::PublishOutcome::kAlreadyIdentical ? RootOutcome::kPublished
+                                                                        : RootOutcome::kReplaced;
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> now, control_.GetRoot(ns_, name_));
+  if (now) out.record = std::move(*now);
+  return out;
 }
 
-Result<control::PublishOutcome> AttemptWriter::Replace(std::string_view expected, std::string_view value) {
-  VIGILO_RETURN_IF_ERROR(KeepLease());
-  return control_.ReplaceRoot(*lease_, expected, value);
+Result<std::optional<cases::VerifiedObject>> AttemptWriter::FetchPublishedRoot(const control::RootRecord& record,
+                                                                               uint64_t max_bytes) {
+  VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
+  if (owner.store != target_.ledger_store_id) return std::optional<cases::VerifiedObject>();
+  VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
+  VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
+  VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, cases::StoreFetch(cases::SingleStore(governed_), max_bytes)(ref));
+  return std::optional<cases::VerifiedObject>(std::move(object));
 }
 
 void AttemptWriter::AbandonAndClean() {
@@ -133,9 +167,9 @@ void AttemptWriter::AbandonAndClean() {
   }
 }
 
-Status AttemptWriter::OnFailure(const Status& error, bool keep) {
+Status AttemptWriter::OnFailure(const Status& error) {
   if (!lease_ || error.code() == StatusCode::kFenced) return error;  // not ours any more
-  if (keep || Retryable(error.code())) {
+  if (name_taken_ || Retryable(error.code())) {
     if (control_.RenewLease(*lease_, 1).ok()) {
       return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
                                    " is kept; rerunning the same command resumes it)");

@@ -45,20 +45,38 @@ class AttemptWriter {
   Status KeepLease();
   Status CheckCancelled() const;
 
-  // PublishRoot/ReplaceRoot under the lease (kept first).
-  Result<control::PublishOutcome> Publish(std::string_view value);
-  Result<control::PublishOutcome> Replace(std::string_view expected, std::string_view value);
+  enum class RootOutcome { kPublished, kReplaced, kUnchanged };
+  struct PublishedRoot {
+    RootOutcome outcome = RootOutcome::kPublished;
+    control::RootRecord record;  // what the name holds now
+  };
+  // Publishes `value` (canonical JSON of the root reference) under the name,
+  // fenced by the lease. When the name holds another value: if
+  // `same(current)` (the same content written by another attempt) the
+  // outcome is kUnchanged and this attempt is abandoned and its objects
+  // deleted; else with `replace` a compare-and-set on the value read
+  // (kReplaced); else `refusal(current)` is returned and the attempt is
+  // kept resumable by OnFailure, so that a rerun with replace reuses it.
+  Result<PublishedRoot> PublishRoot(std::string_view value, bool replace,
+                                    const std::function<Result<bool>(const control::RootRecord&)>& same,
+                                    const std::function<Status(const control::RootRecord&)>& refusal);
+
+  // The root object a published record names, fetched and verified from
+  // this store; nullopt when the record's attempt wrote to another store.
+  Result<std::optional<cases::VerifiedObject>> FetchPublishedRoot(const control::RootRecord& record,
+                                                                  uint64_t max_bytes);
 
   // The holder gives up: the attempt's keys are deleted now (what does not
   // finish stays recorded for `vigilo store cleanup`).
   void AbandonAndClean();
 
-  // What a failure leaves: with `keep` (or a retryable code: unavailable,
-  // deadline_exceeded, cancelled, io_error) the attempt stays resumable and
+  // What a failure leaves: after PublishRoot refused a name held by another
+  // value, or for a retryable code (unavailable, deadline_exceeded,
+  // cancelled, io_error), the attempt stays resumable and
   // its lease is released so a rerun takes it over at once (the message
   // says so); otherwise it is abandoned and cleaned. Returns the status to
   // report.
-  Status OnFailure(const Status& error, bool keep);
+  Status OnFailure(const Status& error);
 
   uint64_t cleanup_deleted() const { return cleanup_deleted_; }
 
@@ -76,6 +94,7 @@ class AttemptWriter {
   control::AttemptRef attempt_;
   std::string admission_;
   bool resumed_ = false;
+  bool name_taken_ = false;
   cases::SinkStats stats_;
   uint64_t cleanup_deleted_ = 0;
 };

@@ -134,7 +134,7 @@ bool SameDataset(const cases::DatasetManifest& a, const cases::DatasetManifest& 
 class Ingestion {
  public:
   Ingestion(const IngestInput& input, const IngestOptions& options, const IngestTarget& target)
-      : input_(input), options_(options), target_(target), control_(*target.control) {
+      : input_(input), options_(options), target_(target) {
     // Whether a case fits a batch is the batch builder's decision on its
     // encoded record, whose error names the case's ordinal and id: read any
     // case a format-valid batch could hold (one case at a time).
@@ -150,10 +150,10 @@ class Ingestion {
         writer_->Take(admission, [&admission](const std::string& theirs) { return theirs == admission; }));
     Result<IngestResult> done = WriteVerifyPublish();
     if (done.ok()) return done;
-    // A name held by another dataset is kept resumable, so that a rerun
-    // with `replace` reuses the objects. An object key held by other bytes
-    // is not: a rerun of this attempt would meet the same bytes again.
-    return writer_->OnFailure(done.status(), name_taken_);
+    // A name held by another dataset is kept resumable (AttemptWriter),
+    // so that a rerun with `replace` reuses the objects. An object key held
+    // by other bytes is not: a rerun of this attempt would meet them again.
+    return writer_->OnFailure(done.status());
   }
 
  private:
@@ -249,31 +249,15 @@ class Ingestion {
 
   Status Publish(IngestResult& result) {
     VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
-    Result<control::PublishOutcome> published = writer_->Publish(value);
-    if (published.ok()) {
-      result.outcome = IngestOutcome::kPublished;
-      return FillVersion(result);
-    }
-    if (published.status().code() != StatusCode::kAlreadyExists) return published.status();
-
-    // The name holds something else: the same dataset written by another
-    // attempt (a concurrent or earlier ingestion), or another dataset.
-    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
-                            control_.GetRoot(control::Namespace::kDatasets, name_));
-    if (!current) return published.status();
-    VIGILO_ASSIGN_OR_RETURN(std::optional<cases::DatasetManifest> theirs, ManifestOf(*current));
-    if (theirs && SameDataset(*theirs, result.manifest)) {
-      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(current->value));
-      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-      result.manifest = *theirs;
-      result.outcome = IngestOutcome::kUnchanged;
-      result.root_version = current->version;
-      // Ours duplicates what is published: give it up and delete it now.
-      writer_->AbandonAndClean();
-      return Status::Ok();
-    }
-    if (!options_.replace) {
-      name_taken_ = true;
+    std::optional<cases::DatasetManifest> theirs;
+    auto same = [&](const control::RootRecord& current) -> Result<bool> {
+      VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
+                              writer_->FetchPublishedRoot(current, budget_.root_manifest_max_bytes));
+      if (!object) return false;  // a root in another store counts as another dataset
+      VIGILO_ASSIGN_OR_RETURN(theirs, cases::DatasetManifest::Decode(*object));
+      return SameDataset(*theirs, result.manifest);
+    };
+    auto refusal = [&](const control::RootRecord& current) -> Status {
       bool same_identity = theirs && theirs->dataset_hash == result.manifest.dataset_hash &&
                            theirs->dataset_version_id == result.manifest.dataset_version_id;
       std::string what = same_identity ? "this dataset with another batch policy (max_cases " +
@@ -282,36 +266,30 @@ class Ingestion {
                                              "); a published dataset is never repacked"
                                        : "another dataset";
       return AlreadyExists("the name '" + name_ + "' already holds " + what + " (version " +
-                           std::to_string(current->version) +
+                           std::to_string(current.version) +
                            "); replacing it takes the replace option, and a rerun with it reuses what this run "
                            "wrote")
           .WithPath(name_);
+    };
+    VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
+                            writer_->PublishRoot(value, options_.replace, same, refusal));
+    result.root_version = published.record.version;
+    switch (published.outcome) {
+      case AttemptWriter::RootOutcome::kPublished:
+        result.outcome = IngestOutcome::kPublished;
+        break;
+      case AttemptWriter::RootOutcome::kReplaced:
+        result.outcome = IngestOutcome::kReplaced;
+        break;
+      case AttemptWriter::RootOutcome::kUnchanged: {
+        result.outcome = IngestOutcome::kUnchanged;
+        VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
+        VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
+        result.manifest = *theirs;
+        break;
+      }
     }
-    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, writer_->Replace(current->value, value));
-    result.outcome =
-        replaced == control::PublishOutcome::kAlreadyIdentical ? IngestOutcome::kPublished : IngestOutcome::kReplaced;
-    return FillVersion(result);
-  }
-
-  Status FillVersion(IngestResult& result) {
-    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
-                            control_.GetRoot(control::Namespace::kDatasets, name_));
-    if (current) result.root_version = current->version;
     return Status::Ok();
-  }
-
-  // The manifest a published root names, when it lies in our store (a root
-  // in another store is compared by nothing and counts as another dataset).
-  Result<std::optional<cases::DatasetManifest>> ManifestOf(const control::RootRecord& record) {
-    VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
-    if (owner.store != target_.ledger_store_id) return std::optional<cases::DatasetManifest>();
-    VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
-    VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
-    cases::ObjectFetch fetch =
-        cases::StoreFetch(cases::SingleStore(writer_->governed()), budget_.root_manifest_max_bytes);
-    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, fetch(ref));
-    VIGILO_ASSIGN_OR_RETURN(cases::DatasetManifest manifest, cases::DatasetManifest::Decode(object));
-    return std::optional<cases::DatasetManifest>(std::move(manifest));
   }
 
   void Fill(IngestResult& result) const {
@@ -328,7 +306,6 @@ class Ingestion {
   const IngestInput& input_;
   const IngestOptions& options_;
   const IngestTarget& target_;
-  control::ControlStore& control_;
   cases::DatasetStreamLimits stream_limits_;
   cases::BudgetConfig budget_;
   std::optional<InputSpool> spool_;
@@ -337,7 +314,6 @@ class Ingestion {
   std::string input_digest_;
   std::string name_;
   std::optional<AttemptWriter> writer_;
-  bool name_taken_ = false;
 };
 
 }  // namespace

@@ -227,7 +227,7 @@ class Planning {
   Planning(const cases::ObjectRef& dataset_root, const cases::ObjectBytesFetch& dataset_fetch,
            const EvaluationProfile& profile, const PlanRunOptions& options, const WriteTarget& target)
       : dataset_root_(dataset_root), dataset_fetch_(dataset_fetch), profile_(profile), options_(options),
-        target_(target), control_(*target.control), limits_(cases::RunPlanLimits::From(options.budget)) {}
+        target_(target), limits_(cases::RunPlanLimits::From(options.budget)) {}
 
   Result<PlanRunResult> Run() {
     VIGILO_RETURN_IF_ERROR(LoadDataset());
@@ -245,7 +245,7 @@ class Planning {
     VIGILO_ASSIGN_OR_RETURN(run_id_, RunIdOf(writer_->admission()));
     Result<PlanRunResult> done = WriteVerifyPublish();
     if (done.ok()) return done;
-    return writer_->OnFailure(done.status(), name_taken_);
+    return writer_->OnFailure(done.status());
   }
 
  private:
@@ -388,55 +388,40 @@ class Planning {
 
   Status Publish(PlanRunResult& result) {
     VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
-    Result<control::PublishOutcome> published = writer_->Publish(value);
-    if (published.ok()) {
-      result.outcome = PlanOutcome::kPublished;
-      return FillVersion(result);
-    }
-    if (published.status().code() != StatusCode::kAlreadyExists) return published.status();
-    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
-                            control_.GetRoot(control::Namespace::kRuns, name_));
-    if (!current) return published.status();
-    VIGILO_ASSIGN_OR_RETURN(std::optional<cases::RunPlanManifest> theirs, PlanOf(*current));
-    if (theirs && SamePlan(*theirs, result.plan)) {
-      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(current->value));
-      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-      result.plan = std::move(*theirs);
-      result.outcome = PlanOutcome::kUnchanged;
-      result.root_version = current->version;
-      writer_->AbandonAndClean();
-      return Status::Ok();
-    }
-    if (!options_.replace) {
-      name_taken_ = true;
+    std::optional<cases::RunPlanManifest> theirs;
+    auto same = [&](const control::RootRecord& current) -> Result<bool> {
+      VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
+                              writer_->FetchPublishedRoot(current, limits_.max_root_bytes));
+      if (!object) return false;  // a root in another store counts as another plan
+      VIGILO_ASSIGN_OR_RETURN(theirs, cases::RunPlanManifest::Decode(*object, limits_));
+      return SamePlan(*theirs, result.plan);
+    };
+    auto refusal = [&](const control::RootRecord& current) -> Status {
       return AlreadyExists("the run name '" + name_ + "' already holds another plan (version " +
-                           std::to_string(current->version) +
+                           std::to_string(current.version) +
                            "); replacing it takes the replace option, and a rerun with it reuses what this run "
                            "wrote")
           .WithPath(name_);
+    };
+    VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
+                            writer_->PublishRoot(value, options_.replace, same, refusal));
+    result.root_version = published.record.version;
+    switch (published.outcome) {
+      case AttemptWriter::RootOutcome::kPublished:
+        result.outcome = PlanOutcome::kPublished;
+        break;
+      case AttemptWriter::RootOutcome::kReplaced:
+        result.outcome = PlanOutcome::kReplaced;
+        break;
+      case AttemptWriter::RootOutcome::kUnchanged: {
+        result.outcome = PlanOutcome::kUnchanged;
+        VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
+        VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
+        result.plan = std::move(*theirs);
+        break;
+      }
     }
-    VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome replaced, writer_->Replace(current->value, value));
-    result.outcome =
-        replaced == control::PublishOutcome::kAlreadyIdentical ? PlanOutcome::kPublished : PlanOutcome::kReplaced;
-    return FillVersion(result);
-  }
-
-  Status FillVersion(PlanRunResult& result) {
-    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current,
-                            control_.GetRoot(control::Namespace::kRuns, name_));
-    if (current) result.root_version = current->version;
     return Status::Ok();
-  }
-
-  Result<std::optional<cases::RunPlanManifest>> PlanOf(const control::RootRecord& record) {
-    VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
-    if (owner.store != target_.ledger_store_id) return std::optional<cases::RunPlanManifest>();
-    VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
-    VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
-    cases::ObjectFetch fetch = cases::StoreFetch(cases::SingleStore(writer_->governed()), limits_.max_root_bytes);
-    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, fetch(ref));
-    VIGILO_ASSIGN_OR_RETURN(cases::RunPlanManifest plan, cases::RunPlanManifest::Decode(object, limits_));
-    return std::optional<cases::RunPlanManifest>(std::move(plan));
   }
 
   const cases::ObjectRef& dataset_root_;
@@ -444,13 +429,11 @@ class Planning {
   const EvaluationProfile& profile_;
   const PlanRunOptions& options_;
   const WriteTarget& target_;
-  control::ControlStore& control_;
   cases::RunPlanLimits limits_;
   cases::DatasetManifest dataset_;
   std::string name_;
   Uuid run_id_;
   std::optional<AttemptWriter> writer_;
-  bool name_taken_ = false;
 };
 
 }  // namespace

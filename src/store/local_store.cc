@@ -250,7 +250,7 @@ class LocalStore final : public ObjectStore {
       VIGILO_RETURN_IF_ERROR(PlanGet(key, file->size, options).status());
       if (file->size == 0) return Bytes();
       VIGILO_ASSIGN_OR_RETURN(mapping, Map(file->fd.get(), file->size, key));
-      mapping = Cache(key, std::move(mapping));
+      if (options.reuse) mapping = Cache(key, std::move(mapping));
     }
     VIGILO_ASSIGN_OR_RETURN(ByteRange range, PlanGet(key, mapping->size, options));
     if (range.length == 0) return Bytes();

@@ -8,6 +8,8 @@
 //    will create, recorded before the create is issued;
 //  - named roots: the published root reference of each dataset and run, by
 //    name, with its full history.
+//  - shard routes: the current worker route and route epoch of each shard
+//    of a published run (never stored in an object).
 //
 // Every change is one transaction fenced by the caller's Lease: once another
 // writer has taken the attempt over (a higher epoch), or the lease has
@@ -140,6 +142,35 @@ struct CleanupFailure {
   std::string error;  // the Status as text, kept for `vigilo store cleanup`
 };
 
+// ------------------------------------------------------------ shard routes
+// Where each shard of a published run is executed right now: an opaque
+// worker-pool/route name and an epoch, per (run name, run_shard). This is
+// routing metadata, kept here and never in an object (seed 004: "current
+// route/epoch authority is resolved through routing metadata, not frozen
+// into blobs"), so moving a shard rewrites no object. A shard that was never
+// moved has no entry: workers treat it as route kDefaultRoute at epoch 0.
+inline constexpr int32_t kRunShards = 128;  // run shards are 0..127
+inline constexpr size_t kMaxRouteBytes = 256;
+inline constexpr std::string_view kDefaultRoute = "default";
+
+struct ShardRoute {
+  std::string run;        // the run's root name (namespace runs)
+  int32_t run_shard = 0;  // 0..kRunShards-1
+  std::string route;      // non-secret pool/route name (ValidateShardRoute)
+  uint64_t epoch = 0;     // 1 after the first move, +1 per move
+  Micros updated_at = 0;  // wall time of the last move
+  friend bool operator==(const ShardRoute&, const ShardRoute&) = default;
+};
+
+// InvalidArgument unless 0 <= run_shard < kRunShards.
+Status ValidateRunShard(int32_t run_shard);
+// A route: 1-256 bytes of [A-Za-z0-9._:/-] and no "://". The alphabet has
+// no '@', '?', '=', '%' or '&', so no user info, query string or signature
+// can be stored, and "://" keeps URLs (endpoints) out: a route names a pool,
+// the pool's own configuration knows where it is. InvalidArgument otherwise
+// (the message never repeats the route).
+Status ValidateShardRoute(std::string_view route);
+
 class ControlStore {
  public:
   virtual ~ControlStore() = default;
@@ -224,6 +255,21 @@ class ControlStore {
   virtual Result<std::vector<std::string>> StoresWithDueCleanup() = 0;
   // Recorded keys of abandoned attempts on `store`, due or not.
   virtual Result<uint64_t> PendingCleanupKeys(std::string_view store) = 0;
+
+  // ------------------------------------------------------------ shard routes
+  // Moves one shard of the published run `run` to `route`, as one
+  // transaction: epoch 1 for a shard's first move, then +1 per move (a move
+  // to the route it is already on counts too: it fences the old epoch's
+  // workers). With `expected_epoch`, a compare-and-set: Fenced ("route epoch
+  // is N, not M") unless the shard's current epoch is exactly that (0 for a
+  // shard never moved). NotFound when no run of that name is published;
+  // InvalidArgument/InvalidFormat for a bad shard, route or name.
+  virtual Result<ShardRoute> MoveShard(std::string_view run, int32_t run_shard, std::string_view route,
+                                       std::optional<uint64_t> expected_epoch) = 0;
+  // The routes of the run's shards moved so far, by run_shard (shards never
+  // moved have no entry: route kDefaultRoute, epoch 0). NotFound when no run
+  // of that name is published.
+  virtual Result<std::vector<ShardRoute>> ShardRoutes(std::string_view run) = 0;
 };
 
 // "<hostname>:<pid>": the owner recorded for this process's attempts.

@@ -20,11 +20,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "vigilo/common/result.h"
+#include "vigilo/ivf/key_column.h"
 #include "vigilo/ivf/types.h"
 
 namespace vigilo::ivf {
@@ -43,11 +45,18 @@ Result<InputFormat> DetectInputFormat(std::string_view path);
 inline constexpr uint32_t kMaxInputDimension = 65536;
 // A longer JSON line is LimitExceeded (65,536 numbers fit with room to spare).
 inline constexpr size_t kMaxJsonLineBytes = size_t{64} << 20;
+// An input read from stdin ("-") is held in memory; a longer one is LimitExceeded.
+inline constexpr size_t kMaxStdinInputBytes = size_t{1} << 30;
 
 struct InputOptions {
   // The vector column (Parquet) or member (JSONL). For formats without names
   // (.fvecs/.bvecs/.npy) it only names the field the builder records.
   std::string vector_field = "vector";
+  // Parquet/JSONL: ignore vector_field and use the one column (member of the
+  // first row) that holds a list of numbers; InvalidFormat listing the
+  // candidates when there is not exactly one. JSONL lines that are bare
+  // arrays keep vector_field as the recorded name.
+  bool detect_vector_field = false;
   // The key column; absent means row positions are the keys (the builder
   // records them as a dense `long` named `_row`). A key for a format without
   // names is InvalidArgument.
@@ -58,30 +67,20 @@ struct InputOptions {
   std::optional<InputFormat> format = std::nullopt;
 };
 
+// The input domain of vectors, shared by `index build` (every input row) and
+// `index query` (every query vector): every component finite and the squared
+// L2 norm, summed in double, at most 2^120. With both norms within it, any
+// squared distance or inner product stays below 2^122, far inside float32
+// (max ≈ 2^128), so no distance the index computes can overflow.
+inline constexpr double kMaxVectorSquaredNorm = 0x1p120;
+// Empty when `vector` is inside the domain, else what is wrong with it
+// ("element 3 is NaN", "its squared norm 1e+40 is above 2^120 …").
+std::string VectorDomainViolation(std::span<const float> vector);
+
 // The key column's name and manifest type (a key type: boolean … fixed(L)).
 struct KeyField {
   std::string name;
   ColumnType type;
-};
-
-// One block's keys, by type:
-//   boolean             → booleans (0 or 1)
-//   int, long, date     → integers (date: days since 1970-01-01)
-//   string, binary,
-//   fixed(L)            → key i is bytes[offsets[i], offsets[i + 1]); offsets
-//                         has size() + 1 entries starting at 0 (string keys
-//                         are valid UTF-8; fixed keys are L bytes each)
-struct KeyColumn {
-  ColumnType type;
-  std::vector<uint8_t> booleans;
-  std::vector<int64_t> integers;
-  std::vector<uint64_t> offsets{0};
-  std::vector<uint8_t> bytes;
-
-  size_t size() const;
-  std::string_view Bytes(size_t i) const;
-  void Clear(ColumnType new_type);
-  friend bool operator==(const KeyColumn&, const KeyColumn&) = default;
 };
 
 struct InputBlock {
@@ -135,7 +134,8 @@ class VectorInput {
   Status failed_;  // the error that ended this pass, until Rewind
 };
 
-// Opens `path` and reads enough to know the dimension and the key type (the
+// Opens `path` ("-" is stdin, read into memory up to kMaxStdinInputBytes;
+// not for Parquet, which is read from its end) and reads enough to know the dimension and the key type (the
 // first row; for .npy the header, for Parquet the footer and the first row
 // group). The file must hold at least one vector. Errors: NotFound/IoError
 // for the file, InvalidArgument for options, ParseError/InvalidFormat for

@@ -40,9 +40,10 @@ enum class KernelPath : uint8_t { kScalar, kPortable, kAvx2 };
 std::string_view KernelPathName(KernelPath path);
 // kScalar and kPortable always; kAvx2 when the CPU (and OS) support AVX2.
 bool KernelPathAvailable(KernelPath path);
-// The path ScoreRows uses: kAvx2 if available, else kScalar. Detected once.
+// The path ScoreRows uses: kAvx2 if available, else kScalar; under
+// Emscripten (WebAssembly) always kPortable. Detected once.
 KernelPath DispatchedKernelPath();
-// KernelPathName(DispatchedKernelPath()): "avx2" or "scalar".
+// KernelPathName(DispatchedKernelPath()): "avx2", "scalar" or "portable".
 std::string_view KernelName();
 
 // Everything about one (query, list) pair the row loop needs. Built by

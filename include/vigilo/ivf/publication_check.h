@@ -14,6 +14,7 @@
 
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/manifest.h"
+#include "vigilo/ivf/postings_cid.h"
 #include "vigilo/parquet/footer.h"
 #include "vigilo/store/object_store.h"
 
@@ -45,11 +46,6 @@ struct ObjectCheckReport {
 Result<parquet::Footer> ReadObjectFooter(store::ObjectStore& store, const ObjectDescriptor& object,
                                          uint64_t* bytes_read,
                                          uint64_t max_read = std::numeric_limits<uint64_t>::max());
-
-// The single CID a postings row group holds, from its cid chunk's exact
-// min = max statistics (publication-v1.md P-POS-03/04); InvalidFormat at
-// `where` otherwise.
-Result<int32_t> PostingsRowGroupCid(const parquet::RowGroup& row_group, const std::string& where);
 
 // Errors name the object (and row group: "<path>: row group 3"):
 // IntegrityError for a size or SHA-256 that differs from the manifest,

@@ -73,6 +73,11 @@ struct GetOptions {
   // The object's total size when the caller knows it (a manifest descriptor,
   // an ObjectRef): a different size is IntegrityError.
   std::optional<uint64_t> expected_size;
+  // False when the caller reads the bytes once and keeps a copy (case
+  // storage reads whole objects): a backend then keeps nothing of them in
+  // its caches (the local store's mappings), so reading a large dataset
+  // once does not grow the process.
+  bool reuse = true;
 };
 
 struct ObjectInfo {

@@ -1,0 +1,168 @@
+// The sans-IO query core (docs/format/ivf-query.md): it plans exact byte
+// ranges and consumes the bytes the caller fetched; it never opens a file or
+// a socket, so the CLI (local files) and a browser (HTTP ranges) share it.
+//
+//   PublicationReader reader(manifest);             // caches centroids and footers
+//   auto run = QueryRun::Start(reader, {query}, {.k = 10, .nprobe = 16});
+//   while (!run->done()) {
+//     std::vector<std::vector<uint8_t>> bytes;      // one per request, in order
+//     for (const ObjectRange& r : run->requests()) bytes.push_back(fetch(r));
+//     VIGILO_RETURN_IF_ERROR(run->Supply(std::move(bytes)));
+//   }
+//   const QueryResult& result = run->result();
+//
+// This header is the core alone: it includes nothing that opens a file, a
+// socket or a thread, so it also builds for WebAssembly (docs/format/wasm.md;
+// target vigilo_read_core). query.h adds the drivers over the ObjectStore seam.
+//
+// Steps: the centroids object (once per reader) → every leaf centroid ranked
+// globally, the nprobe nearest CIDs → the postings files whose [min-cid,
+// max-cid] hold them, from the manifest alone → their footers (one
+// speculative tail read; cached), CID statistics checked against the
+// manifest (file range, bucket interval, order, row count) → only the selected
+// row groups' key/offset/scale/code chunks, adjacent ranges coalesced →
+// scored → top-k by (_distance, postings order).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/common/byte_range.h"
+#include "vigilo/common/result.h"
+#include "vigilo/ivf/key_column.h"
+#include "vigilo/ivf/lvq.h"
+#include "vigilo/ivf/lvq_kernels.h"
+#include "vigilo/ivf/manifest.h"
+#include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/footer.h"
+
+namespace vigilo::ivf {
+
+using ObjectRange = vigilo::ObjectRange;
+
+// What every sans-IO run does with a batch of responses: one per request,
+// each exactly its length (Internal for a miscount, IntegrityError naming the
+// path for a short or long response), added to the byte and request counters.
+Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const std::span<const uint8_t>> responses,
+                       uint64_t& bytes_fetched, uint64_t& request_count);
+
+struct QueryOptions {
+  uint32_t k = 10;
+  uint32_t nprobe = 16;
+  uint64_t footer_tail_bytes = 64 * 1024;  // the speculative footer read
+};
+
+struct QueryHit {
+  uint32_t query = 0;  // index of the query vector
+  uint32_t rank = 0;   // 0-based
+  float distance = 0;
+  uint32_t cid = 0;
+  size_t file = 0;   // index into manifest.postings
+  uint64_t row = 0;  // row within that file
+};
+
+struct QueryResult {
+  std::vector<QueryHit> hits;  // query by query, rank by rank
+  KeyColumn keys;              // keys.Bytes(i) / keys.integers[i] … belong to hits[i]
+  uint64_t bytes_fetched = 0;
+  uint64_t requests = 0;
+  // Postings row groups scored: their offsets, scales and codes read in place
+  // (uncompressed PLAIN pages) or decoded (any other layout; same distances).
+  uint64_t row_groups_in_place = 0;
+  uint64_t row_groups_decoded = 0;
+};
+
+// One postings row group as the planner sees it, derived once from its
+// file's footer: its CID (checked statistics), first row within the file and
+// the byte ranges of its key, offset, scale and code chunks, so planning a
+// query touches no Thrift structures.
+struct PostingsGroup {
+  uint32_t cid = 0;
+  uint64_t first_row = 0;
+  uint64_t rows = 0;
+  parquet::ByteRange chunks[4];
+  const parquet::ColumnMetaData* meta[4] = {};  // into the cached footer
+};
+
+// Per-publication state shared by queries: decoded centroids and parsed
+// footers, cached forever (publications are immutable).
+class PublicationReader {
+ public:
+  explicit PublicationReader(Manifest manifest);
+  const Manifest& manifest() const { return manifest_; }
+  // The manifest's size of the object at `path` (nullopt for a path it does
+  // not name): what a driver's Get expects, so it never needs a HEAD.
+  std::optional<uint64_t> ObjectSize(std::string_view path) const;
+
+ private:
+  friend class QueryRun;
+  friend class SourceLookup;
+  Manifest manifest_;
+  std::map<std::string, uint64_t, std::less<>> object_sizes_;  // by manifest path
+  // Loaded from centroids.parquet on the first query (in CID order):
+  std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
+  std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
+  std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
+  std::vector<CodeSums> centroid_code_sums_;               // nlist: computed once, not per query
+  std::map<size_t, parquet::Footer> footers_;         // by postings file index
+  std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
+  // Per postings file: its key, offset, scale and code leaves.
+  std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns_;
+  std::map<size_t, parquet::Footer> source_footers_;  // by source file index
+};
+
+class QueryRun {
+ public:
+  // Queries are d floats each (normalized here for cosine). InvalidArgument
+  // for a wrong dimension, k or nprobe of 0, or a non-finite value, and —
+  // here when the centroids are cached, else from the Supply that brings
+  // them — for a query whose distance to a centroid overflows float32
+  // ("query 3: …"; docs/format/ivf-query.md, Ranking).
+  static Result<std::unique_ptr<QueryRun>> Start(PublicationReader& reader, std::vector<std::vector<float>> queries,
+                                                 QueryOptions options);
+
+  bool done() const { return stage_ == Stage::kDone; }
+  // What to fetch next (exact ranges of manifest paths).
+  const std::vector<ObjectRange>& requests() const { return requests_; }
+  // The bytes of every request, in order. Errors leave the run failed.
+  // The views need to live only for the call (nothing is kept).
+  Status Supply(std::span<const std::span<const uint8_t>> responses);
+  Status Supply(std::vector<std::vector<uint8_t>> responses);
+  const QueryResult& result() const { return result_; }
+
+ private:
+  enum class Stage { kCentroids, kFooters, kChunks, kDone };
+  QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options);
+  Status Advance();  // plans the next stage from what is known
+  Status PlanFooters();
+  Status PlanChunks();
+  Status Score(std::span<const std::span<const uint8_t>> responses);
+
+  PublicationReader& reader_;
+  std::vector<std::vector<float>> queries_;
+  QueryOptions options_;
+  Stage stage_ = Stage::kCentroids;
+  std::vector<ObjectRange> requests_;
+  std::vector<std::vector<uint32_t>> probes_;  // per query, the probed CIDs
+  std::set<uint32_t> probed_;                  // their union
+  std::vector<size_t> footer_files_;           // the files whose footers are requested
+  // A selected row group inside a (coalesced) chunk request.
+  struct ChunkSlice {
+    size_t file;
+    size_t row_group;
+    uint32_t cid;
+    uint64_t first_row;  // the row group's first row within the file
+  };
+  std::vector<std::vector<ChunkSlice>> slices_;  // per request: the row groups it covers
+  QueryResult result_;
+  bool failed_ = false;
+};
+
+}  // namespace vigilo::ivf
