@@ -95,14 +95,14 @@ class PlanTest : public ::testing::Test {
     return t;
   }
 
-  cases::ObjectRef Ingest(int cases) {
+  cases::ObjectRef Ingest(int cases, uint64_t max_cases_per_batch = 7) {
     std::string path = (scratch_ / "in.json").string();
     std::ofstream(path, std::ios::binary) << DatasetJson(cases);
     IngestInput input;
     input.path = path;
     IngestOptions options;
     options.scratch_dir = scratch_ / "spool";
-    options.budget.case_batch_max_cases = 7;  // batches straddle chunks
+    options.budget.case_batch_max_cases = max_cases_per_batch;  // 7: batches straddle chunks
     WriteTarget target = Target(*memory_);
     auto r = IngestDataset(input, options, target);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -246,6 +246,34 @@ TEST_F(PlanTest, BadRequestsAreRefusedBeforeAnyAttempt) {
   ASSERT_TRUE(attempts.ok());
   EXPECT_TRUE(attempts->empty());
 }
+
+#ifdef NDEBUG
+// A plan over 100,000 cases (release builds only): the chunk and shard
+// totals, activation with every projection recomputed, and one chunk read.
+TEST_F(PlanTest, OneHundredThousandCases) {
+  cases::ObjectRef dataset = Ingest(100000, 100);
+  std::string profile = kProfile;
+  profile.replace(profile.find(R"("chunk_size": 10)"), 16, R"("chunk_size": 100)");
+  auto r = Plan(dataset, *memory_, Options(), profile.c_str());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->plan.chunk_count, 1000);
+  ASSERT_EQ(r->plan.shards.size(), 3u);
+  EXPECT_EQ(r->plan.shards[0].chunk_count, 334);
+  EXPECT_EQ(r->plan.shards[0].case_count + r->plan.shards[1].case_count + r->plan.shards[2].case_count, 100000);
+  EXPECT_EQ(r->chunk_pages, 4u);  // 256 chunks per page
+  auto verified = VerifyRun(r->root, cases::BudgetConfig::Defaults(), scratch_ / "spool", Fetch(), true);
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+  int32_t read = 0;
+  auto chunk = ReadRunChunk(r->root, cases::BudgetConfig::Defaults(), Fetch(), 777,
+                            [&](const cases::CaseRecord& record, std::string_view) {
+                              EXPECT_EQ(record.case_ordinal, 77700 + read);
+                              ++read;
+                              return Status::Ok();
+                            });
+  ASSERT_TRUE(chunk.ok()) << chunk.status().ToString();
+  EXPECT_EQ(read, 100);
+}
+#endif
 
 // A fault at any store operation of a small plan leaves nothing published
 // or a complete plan; a rerun then publishes, and cleanup leaves only the
