@@ -356,44 +356,85 @@ const char* const kManifest =
     R"("path":"ivf_postings/cid_bucket=000000/part-000000.parquet","rows":3,"sha256":")"
     "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" R"(","size":200}]}})";
 
-TEST(CliTest, IndexValidateChecksTheManifest) {
+TEST(CliTest, IndexVerifyManifestOnlyChecksTheManifest) {
   std::string good = TempPath("manifest.json");
   WriteFile(good, kManifest);
-  CliRun ok = Vigilo("index validate --manifest-only " + good + " --json");
+  // Its artifact-uuid is not the derived one: only --any-uuid accepts it.
+  CliRun ok = Vigilo("index verify --manifest-only --any-uuid " + good + " --json");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out,
-            "{\"artifact_uuid\":\"0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\",\"dimension\":4,\"encoding\":\"lvq8\","
-            "\"level\":\"manifest\",\"metric\":\"l2_squared\",\"nlist\":2,\"ntotal\":3,\"postings_files\":1,"
-            "\"roots\":1,\"source\":false,\"valid\":true}\n");
+            "{\"checked\":[\"manifest_rules\"],\"level\":\"manifest\",\"manifest_bytes\":" +
+                std::to_string(std::string(kManifest).size()) +
+                ",\"not_checked\":[\"artifact_uuid\",\"object_sizes\",\"footers\",\"schemas\","
+                "\"row_group_statistics\",\"row_counts\",\"column_chunks\",\"values\",\"sha256\"]}\n");
+  CliRun derived = Vigilo("index verify --manifest-only " + good);
+  EXPECT_EQ(derived.exit_code, 6);
+  EXPECT_EQ(derived.err.rfind("vigilo: integrity_error: manifest.json: $.artifact-uuid: artifact-uuid "
+                              "0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9 is not the UUID derived",
+                              0),
+            0u)
+      << derived.err;
+  // The older spelling checks the same, says so, and names the new one.
   CliRun as_text = Vigilo("index validate --manifest-only " + good);
+  EXPECT_EQ(as_text.exit_code, 0) << as_text.err;
+  EXPECT_EQ(as_text.err, "vigilo: note: index validate is an older spelling of index verify --manifest-only --any-uuid\n");
   EXPECT_EQ(as_text.out,
-            "valid           true\n"
             "level           manifest\n"
-            "artifact_uuid   0b1c2d3e-4f50-4617-8283-94a5b6c7d8e9\n"
-            "metric          l2_squared\n"
-            "encoding        lvq8\n"
-            "dimension       4\n"
-            "ntotal          3\n"
-            "nlist           2\n"
-            "roots           1\n"
-            "postings_files  1\n"
-            "source          false\n");
+            "checked         [\"manifest_rules\"]\n"
+            "not_checked     [\"artifact_uuid\",\"object_sizes\",\"footers\",\"schemas\",\"row_group_statistics\","
+            "\"row_counts\",\"column_chunks\",\"values\",\"sha256\"]\n"
+            "manifest_bytes  " + std::to_string(std::string(kManifest).size()) + "\n");
   std::string bad = TempPath("bad-manifest.json");
   std::string text = kManifest;
   text.replace(text.find("\"rows\":3"), 8, "\"rows\":2");
   WriteFile(bad, text);
-  CliRun r = Vigilo("index validate --manifest-only " + bad);
+  CliRun r = Vigilo("index verify --manifest-only --any-uuid " + bad);
   EXPECT_EQ(r.exit_code, 4);
-  EXPECT_EQ(r.err, "vigilo: invalid_format: " + bad + ": $.postings.files: postings rows sum to 2; ntotal is 3\n");
-  EXPECT_EQ(Vigilo("index validate " + TempPath("absent.json")).exit_code, 8);
+  EXPECT_EQ(r.err, "vigilo: invalid_format: bad-manifest.json: $.postings.files: postings rows sum to 2; ntotal is 3\n");
+  CliRun absent = Vigilo("index verify " + TempPath("absent.json"));
+  EXPECT_EQ(absent.exit_code, 8);
+  EXPECT_EQ(absent.err.rfind("vigilo: not_found: absent.json: ", 0), 0u) << absent.err;
   // Without --manifest-only the objects are read: centroids.parquet is not there.
-  CliRun objects = Vigilo("index validate " + good);
+  CliRun objects = Vigilo("index verify --quick --any-uuid " + good);
   EXPECT_EQ(objects.exit_code, 8);
-  EXPECT_NE(objects.err.find("centroids.parquet"), std::string::npos) << objects.err;
-  EXPECT_EQ(Vigilo("index validate --manifest-only --deep " + good).exit_code, kExitUsage);
+  EXPECT_EQ(objects.err.rfind("vigilo: not_found: centroids.parquet", 0), 0u) << objects.err;
+  EXPECT_EQ(Vigilo("index verify --manifest-only --quick " + good).exit_code, kExitUsage);
 }
 
-// `index build` on a small .fvecs file, then `index validate --deep`; a
+// `index inspect` lists the source table's columns: name, manifest type,
+// and the Parquet physical and logical types its first file's footer states.
+TEST(CliTest, IndexInspectListsTheSourceColumns) {
+  std::string base = TempPath("inspect.fvecs");
+  std::string bytes;
+  for (int i = 0; i < 60; ++i) {
+    int32_t d = 3;
+    bytes.append(reinterpret_cast<const char*>(&d), 4);
+    for (int j = 0; j < 3; ++j) {
+      float v = static_cast<float>(i % 6 + j);
+      bytes.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  WriteFile(base, bytes);
+  std::string out = TempPath("inspect-pub");
+  std::filesystem::remove_all(out);
+  CliRun built = Vigilo("index build " + base + " --metric l2_squared --nlist 4 --source -q -o " + out);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  CliRun r = Vigilo("index inspect --json " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(",\"source_columns\":[{\"logical_type\":null,\"name\":\"_row\",\"physical_type\":\"INT64\","
+                       "\"type\":\"long\"},{\"logical_type\":\"LIST\",\"name\":\"vector\",\"physical_type\":\"FLOAT\","
+                       "\"type\":\"list<float>\"}],\"source_key\":\"_row\",\"source_rows\":60}"),
+            std::string::npos)
+      << r.out;
+  CliRun text = Vigilo("index inspect " + out);
+  EXPECT_EQ(TextValue(text.out, "source_key"), "_row") << text.out;
+  EXPECT_EQ(TextValue(text.out, "source_columns"),
+            "[{\"logical_type\":null,\"name\":\"_row\",\"physical_type\":\"INT64\",\"type\":\"long\"},"
+            "{\"logical_type\":\"LIST\",\"name\":\"vector\",\"physical_type\":\"FLOAT\",\"type\":\"list<float>\"}]")
+      << text.out;
+}
+
+// `index build` on a small .fvecs file, then `index verify`; a
 // second build into the same directory fails and changes nothing.
 TEST(CliTest, IndexBuildThenValidate) {
   std::string base = TempPath("base.fvecs");
@@ -418,9 +459,10 @@ TEST(CliTest, IndexBuildThenValidate) {
   ExpectSnakeCaseKeys(r.out);
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
   EXPECT_EQ(r.err, "");  // stderr is not a terminal: no progress drawn
-  CliRun v = Vigilo("index validate --deep " + out + "/manifest.json --json");
+  CliRun v = Vigilo("index verify " + out + "/manifest.json --json");
   EXPECT_EQ(v.exit_code, 0) << v.err;
-  EXPECT_NE(v.out.find("\"level\":\"deep\""), std::string::npos);
+  EXPECT_NE(v.out.find("\"level\":\"full\""), std::string::npos);
+  EXPECT_NE(v.out.find("\"not_checked\":[]"), std::string::npos);
   CliRun inspect = Vigilo("index inspect " + out + "/manifest.json --json");
   EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_NE(inspect.out.find("\"lists\":{\"count\":10,"), std::string::npos) << inspect.out;
@@ -432,6 +474,7 @@ TEST(CliTest, IndexBuildThenValidate) {
   EXPECT_EQ(TextValue(inspect_text.out, "lists.count"), "10") << inspect_text.out;
   EXPECT_EQ(TextValue(inspect_text.out, "postings_files"), "3") << inspect_text.out;
   EXPECT_EQ(TextValue(inspect_text.out, "source_rows"), "-") << inspect_text.out;
+  EXPECT_EQ(TextValue(inspect_text.out, "source_columns"), "[]") << inspect_text.out;
   EXPECT_EQ(TextValue(inspect_text.out, "encoding"), "lvq4") << inspect_text.out;  // not JSON-quoted
   // Row 33 is its own nearest neighbour at distance 0 with every list probed.
   CliRun query = Vigilo("index query " + out + "/manifest.json --vector [9.05,10.05,11.05,12.05] -k 2 --nprobe 10 --json");

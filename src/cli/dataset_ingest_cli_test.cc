@@ -2,53 +2,18 @@
 // directory store, a private control database ($VIGILO_CONTROL), and two
 // processes racing for one name.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "cli_test_support.h"
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using vigilo::cli_test::CliRun;
 
-class IngestCliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigilo_ingest_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void Write(const std::string& name, const std::string& text) const {
-    std::ofstream(Path(name), std::ios::binary) << text;
-  }
-  std::string Read(const std::string& name) const {
-    std::ifstream f(Path(name), std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-
-  // `vigilo ARGS` in dir_, with its own control database.
-  CliRun Vigilo(const std::string& args, const std::string& input = "") {
-    Write("stdin", input);
-    std::string cmd = "cd " + dir_.string() + " && VIGILO_CONTROL=" + Path("control.db") + " " +
-                      std::string(VIGILO_BIN) + " " + args + " <stdin >stdout 2>stderr";
-    int status = std::system(cmd.c_str());
-    return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Read("stdout"), Read("stderr")};
-  }
-
-  std::filesystem::path dir_;
-};
+class IngestCliTest : public vigilo::cli_test::CliDirTest {};
 
 std::string Case(int i) {
   char id[40];

@@ -3,45 +3,20 @@
 // named; a byte order mark gets the JSON parser's message; a value longer
 // than the stream window packs; a case too big for a batch is named.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "cli_test_support.h"
 
 namespace vigilo::cli {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo_pack_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-void WriteFile(const std::string& path, std::string_view data) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-CliRun Vigilo(const std::string& args) {
-  std::string out = TempPath("stdout"), err = TempPath("stderr");
-  std::string cmd = std::string(VIGILO_BIN) + " " + args + " </dev/null >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
+using cli_test::CliRun;
+using cli_test::TempPath;
+using cli_test::Vigilo;
+using cli_test::WriteFile;
 
 const std::string kAttempt = "0f8e5c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b";
 

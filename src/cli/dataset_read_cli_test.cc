@@ -2,50 +2,24 @@
 // through every REF form (@FILE, -, inline JSON, a path) and --store DIR.
 // Names need a published root (`dataset ingest`); the service test covers them.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "cli_test_support.h"
 
 namespace vigilo::cli {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo_read_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-void WriteFile(const std::string& path, std::string_view data) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-// Runs `vigilo ARGS` with `input` on stdin.
-CliRun Vigilo(const std::string& args, std::string_view input = "") {
-  std::string in = TempPath("stdin"), out = TempPath("stdout"), err = TempPath("stderr");
-  WriteFile(in, input);
-  std::string cmd = std::string(VIGILO_BIN) + " " + args + " <" + in + " >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
+using cli_test::CliRun;
+using cli_test::ReadFile;
+using cli_test::TempPath;
+using cli_test::Vigilo;
+using cli_test::WriteFile;
 
 // The value on the text line "KEY  VALUE" (keys padded to one width).
 std::string TextValue(const std::string& out, const std::string& key) {

@@ -1,8 +1,7 @@
-// `vigilo index build …` (ivf::BuildPublication) and
-// `vigilo index validate MANIFEST [--manifest-only | --deep]`: the
-// validation levels of publication-v1.md §6 (manifest; footers, the default;
-// deep). Objects are read through a local store rooted at the manifest's
-// directory (index_io.h). Output follows docs/cli.md.
+// `vigilo index build …` (ivf::BuildPublication), `index inspect` and
+// `index query`. Objects are read through the publication's store (a local
+// directory or an http(s) URL, index_io.h); `index verify` and its older
+// spelling `index validate` are in index_verify.cc. Output follows docs/cli.md.
 #include <sched.h>
 
 #include <cstdio>
@@ -23,6 +22,9 @@
 #include "vigilo/ivf/query.h"
 #include "vigilo/ivf/source_lookup.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/json/value.h"
+#include "vigilo/parquet/footer.h"
+#include "vigilo/parquet/schema.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cli {
@@ -37,31 +39,6 @@ void AddIndexSummary(Record& r, const ivf::Manifest& m) {
   r.Add("ntotal", json::Value::Uint(m.index.ntotal));
   r.Add("nlist", json::Value::Uint(m.index.nlist));
   r.Add("roots", json::Value::Uint(m.hierarchy.roots()));
-}
-
-struct ValidateArgs {
-  std::string manifest;
-  bool manifest_only = false;
-  bool deep = false;
-  OutputFlags output;
-};
-
-Status Validate(const ValidateArgs& args) {
-  const std::string& path = args.manifest;
-  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
-  const ivf::Manifest& m = loaded.manifest;
-  Record r;
-  r.Add("valid", json::Value(true));
-  r.Add("level", json::Value(args.manifest_only ? "manifest" : args.deep ? "deep" : "footers"));
-  AddIndexSummary(r, m);
-  r.Add("postings_files", json::Value::Uint(m.postings.size()));
-  r.Add("source", json::Value(m.source.has_value()));
-  if (!args.manifest_only) {
-    VIGILO_ASSIGN_OR_RETURN(ivf::ObjectCheckReport report, ivf::CheckPublicationObjects(m, *loaded.store, args.deep));
-    r.Add("objects", json::Value::Uint(report.objects));
-    r.Add("row_groups", json::Value::Uint(report.row_groups));
-  }
-  return PrintRecord(r, args.output);
 }
 
 // The cores this process may run on (its affinity mask), at least 1.
@@ -171,12 +148,79 @@ Record SummaryRecord(const ivf::SizeSummary& s) {
   return r;
 }
 
+// A top-level column's logical type as Parquet names it (the converted type
+// for older writers), or null when it has none.
+json::Value LogicalTypeName(const parquet::SchemaElement& e) {
+  using K = parquet::LogicalType::Kind;
+  if (e.logical_type) {
+    switch (e.logical_type->kind) {
+      case K::kString: return json::Value("STRING");
+      case K::kList: return json::Value("LIST");
+      case K::kDate: return json::Value("DATE");
+      case K::kInteger:
+        return json::Value("INT(" + std::to_string(e.logical_type->bit_width) + ", " +
+                           (e.logical_type->is_signed ? "signed" : "unsigned") + ")");
+      default: return json::Value("other (" + std::to_string(static_cast<int>(e.logical_type->kind)) + ")");
+    }
+  }
+  if (e.converted_type) {
+    switch (*e.converted_type) {
+      case parquet::ConvertedType::kUtf8: return json::Value("UTF8");
+      case parquet::ConvertedType::kList: return json::Value("LIST");
+      case parquet::ConvertedType::kDate: return json::Value("DATE");
+      case parquet::ConvertedType::kInt32: return json::Value("INT_32");
+      case parquet::ConvertedType::kInt64: return json::Value("INT_64");
+      default: return json::Value("converted (" + std::to_string(static_cast<int>(*e.converted_type)) + ")");
+    }
+  }
+  return json::Value();
+}
+
+// The source table's columns in manifest order: each one's name, manifest
+// type, and the Parquet physical type of its leaf (a list's element) and
+// logical type as the first source file's footer states them (one footer
+// read, added to *bytes_read). Empty without a source table.
+Result<json::Value> SourceColumns(const ivf::Manifest& m, store::ObjectStore& store, uint64_t* bytes_read) {
+  json::Array columns;
+  if (!m.source || m.source->files.empty()) return json::Value(std::move(columns));
+  VIGILO_ASSIGN_OR_RETURN(parquet::Footer footer, ivf::ReadObjectFooter(store, m.source->files[0].object, bytes_read));
+  const std::vector<parquet::SchemaElement>& schema = footer.metadata.schema;
+  for (const ivf::Field& field : m.source->columns) {
+    json::Object c;
+    c.Set("name", json::Value(field.name));
+    c.Set("type", json::Value(field.type.ToString()));
+    json::Value physical, logical;
+    for (size_t i = 1; i < schema.size(); ++i) {
+      if (footer.schema.parent[i] != 0 || schema[i].name != field.name) continue;
+      logical = LogicalTypeName(schema[i]);
+      for (const parquet::LeafColumn& leaf : footer.schema.leaves) {
+        std::vector<std::string_view> names = parquet::LeafPath(schema, footer.schema, leaf);
+        const std::optional<parquet::Type>& type = schema[leaf.schema_index].type;
+        if (!names.empty() && names[0] == field.name && type) {
+          const char* name = parquet::PhysicalTypeName(*type);
+          physical = name ? json::Value(name) : json::Value::Int(static_cast<int32_t>(*type));
+          break;
+        }
+      }
+      break;
+    }
+    c.Set("physical_type", std::move(physical));
+    c.Set("logical_type", std::move(logical));
+    columns.emplace_back(std::move(c));
+  }
+  return json::Value(std::move(columns));
+}
+
 // `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
-// per part, from the manifest and the postings footers.
+// per part, from the manifest and the postings footers; the source table's
+// columns from the manifest and the first source footer. (The manifest's
+// `embedding` section is refused by this version's parser, P-TOP-05, so a
+// publication that reaches here has none to list.)
 Status Inspect(const std::string& path, const OutputFlags& output) {
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
   const ivf::Manifest& m = loaded.manifest;
   VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, *loaded.store));
+  VIGILO_ASSIGN_OR_RETURN(json::Value source_columns, SourceColumns(m, *loaded.store, &shape.footer_bytes_read));
   Record bytes;
   bytes.Add("manifest", json::Value::Uint(loaded.bytes));
   bytes.Add("centroids", json::Value::Uint(shape.centroids_bytes));
@@ -190,6 +234,8 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
   r.Add("postings_row_groups", json::Value::Uint(shape.postings_row_groups));
   r.Add("source_rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
+  r.Add("source_key", m.source ? json::Value(m.source->key) : json::Value());
+  r.Add("source_columns", std::move(source_columns));
   r.Add("lists", SummaryRecord(shape.lists));
   r.Add("buckets", SummaryRecord(shape.buckets));
   r.Add("bytes", std::move(bytes));
@@ -202,12 +248,22 @@ struct QueryArgs {
   uint32_t k = 10, nprobe = 16;
   std::vector<std::string> columns;
   OutputFlags output;
+  bool stats = false;
 };
+
+// --stats: what each phase fetched, on stderr (stdout keeps the hits);
+// docs/format/http-reading.md, "Counting".
+void PrintFetchStats(const char* phase, const ivf::FetchStats& s) {
+  std::fprintf(stderr, "vigilo: stats: %s requests=%llu round_trips=%llu bytes=%llu cache_hits=%llu\n", phase,
+               static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.round_trips),
+               static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.cache_hits));
+}
 
 // The requested payload columns of every hit, from the source table
 // (ivf::SourceLookup), or nothing when none are requested.
 Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, store::ObjectStore& objects,
-                                  const ivf::QueryResult& result, const std::vector<std::string>& columns) {
+                                  const ivf::QueryResult& result, const std::vector<std::string>& columns,
+                                  ivf::FetchStats* stats) {
   if (columns.empty()) return ivf::SourceRows{};
   const ivf::Manifest& m = reader.manifest();
   const std::string& key = m.index.source_key[0].name;
@@ -219,7 +275,7 @@ Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, store::ObjectS
   if (m.source && m.source->key != key) {
     return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
   }
-  return ivf::LookupSource(reader, objects, result.keys.integers, columns);
+  return ivf::LookupSource(reader, objects, result.keys.integers, columns, stats);
 }
 
 // A query with fewer than k hits is said on stderr (in both output modes;
@@ -251,8 +307,11 @@ Status Query(const QueryArgs& a) {
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
-  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result, ivf::RunQuery(reader, *loaded.store, std::move(queries), options));
-  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, *loaded.store, result, a.columns));
+  ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
+  fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
+  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
+                          ivf::RunQuery(reader, *loaded.store, std::move(queries), options, &fetched[1]));
+  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, *loaded.store, result, a.columns, &fetched[2]));
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.
@@ -277,6 +336,14 @@ Status Query(const QueryArgs& a) {
     rows.push_back(std::move(r));
   }
   ReportShortQueries(result, query_count, a, manifest->index.ntotal);
+  if (a.stats) {
+    PrintFetchStats("manifest", fetched[0]);
+    PrintFetchStats("query", fetched[1]);
+    if (!a.columns.empty()) PrintFetchStats("payload", fetched[2]);
+    ivf::FetchStats total;
+    for (const ivf::FetchStats& f : fetched) total += f;
+    PrintFetchStats("total", total);
+  }
   return PrintTable(columns, rows, a.output);
 }
 
@@ -323,7 +390,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
 
   auto q = std::make_shared<QueryArgs>();
-  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a local publication");
+  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, or an http(s) URL)");
   query->add_option("manifest", q->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   query->add_option("--vector", q->vector, "One query as a JSON array ([0.1,0.2,…]), @FILE holding one, or - (stdin)");
   query->add_option("--queries", q->queries,
@@ -339,6 +406,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
       ->delimiter(',');
   query->add_flag("--json", q->output.json,
                   "One canonical JSON object per hit: query, rank, the key, _distance and the --columns");
+  query->add_flag("--stats", q->stats,
+                  "Print to stderr what each phase fetched: requests, dependent round trips, bytes, cache hits");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });
 
   struct InspectArgs {
@@ -346,22 +415,12 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
     OutputFlags output;
   };
   auto inspected = std::make_shared<InspectArgs>();
-  auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part");
+  auto* inspect = index->add_subcommand("inspect", "Summarize a publication: counts, list sizes, bytes per part, source columns and their types");
   inspect->add_option("manifest", inspected->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   AddJsonFlags(inspect, &inspected->output);
   inspect->callback([inspected, action] {
     *action = [inspected] { return Inspect(inspected->manifest, inspected->output); };
   });
-
-  auto args = std::make_shared<ValidateArgs>();
-  auto* validate = index->add_subcommand(
-      "validate", "Check a publication: its manifest, then its objects' footers (and with --deep all their bytes)");
-  validate->add_option("manifest", args->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
-  auto* only = validate->add_flag("--manifest-only", args->manifest_only, "Check manifest.json alone, read no object");
-  validate->add_flag("--deep", args->deep, "Also check every object's SHA-256 and the values (code lengths, keys)")
-      ->excludes(only);
-  AddJsonFlags(validate, &args->output);
-  validate->callback([args, action] { *action = [args] { return Validate(*args); }; });
 
   RegisterIndexEval(index, action);
   RegisterIndexVerify(index, action);

@@ -4,46 +4,21 @@
 // fewer than k hits, one blank-line rule, one input domain, build defaults
 // and error wording.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "cli_test_support.h"
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo_index_inputs_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-void WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream f(path, std::ios::binary);
-  f << data;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-CliRun Vigilo(const std::string& args, const std::string& input = "") {
-  std::string in = TempPath("stdin"), out = TempPath("stdout"), err = TempPath("stderr");
-  WriteFile(in, input);
-  std::string cmd = std::string(VIGILO_BIN) + " " + args + " <" + in + " >" + out + " 2>" + err;
-  int status = std::system(cmd.c_str());
-  return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
+using vigilo::cli_test::CliRun;
+using vigilo::cli_test::ReadFile;
+using vigilo::cli_test::TempPath;
+using vigilo::cli_test::Vigilo;
+using vigilo::cli_test::WriteFile;
 
 constexpr int kExitUsage = 2;
 constexpr int kExitFormat = 4;

@@ -1,44 +1,159 @@
-// `vigilo index verify MANIFEST [--all] [--max-buffer BYTES] [--any-uuid]`:
-// full, streaming verification (ivf::VerifyPublicationFrom,
-// publication-v1.md §6): manifest.json and its derived artifact-uuid, then
-// every object's size, footer, row groups, column chunks, row counts, source
-// partition and SHA-256, with bounded reads. Objects are read through a
-// local store rooted at the manifest's directory, the manifest's file name
-// being its key (failures name objects by their manifest paths).
+// `vigilo index verify PUBLICATION [--manifest-only | --quick] [--all]
+// [--max-buffer BYTES] [--any-uuid]`: the one verification command
+// (publication-v1.md §6), at one of three levels, each a superset of the one
+// before:
+//   manifest (--manifest-only): manifest.json by every rule of §2 and its
+//     content-derived artifact-uuid; no object is read;
+//   quick (--quick): also every object's size, footer, schema, row-group
+//     CID statistics and row counts (footers only, no column chunk);
+//   full (the default): also every column chunk decoded with its value rules,
+//     the source partition, and every object's SHA-256: every byte.
+// The record says which checks ran (`checked`) and which did not
+// (`not_checked`); nothing claims more, and there is no "valid" field.
+// Objects are read through the publication's store (a local directory or an
+// http(s) base URL, index_io.h), the manifest's file name being its key, so a
+// URL is checked exactly as much as a local copy and failures name objects by
+// their manifest paths in both.
 //
-// Success: a summary on stdout (docs/cli.md: key-value text, or --json). Failure: each failure
-// as one "vigilo: <code>: <where>: <message>" line on stderr; the exit status
-// is the first failure's. Without --all only the first failure is found;
-// with --all every failure, then a count line.
+// `index validate`, the older spelling, is kept as an alias: it runs the same
+// checks as before under the new levels (with --any-uuid, since it never
+// checked the derived UUID), prints the same record, and says the new
+// spelling on stderr.
+//
+// Success: one record on stdout (docs/cli.md). Failure: each failure as one
+// "vigilo: <code>: <where>: <message>" line on stderr; the exit status is the
+// first failure's. Without --all only the first failure is found; with --all
+// every failure, then a count line.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "commands.h"
 #include "index_io.h"
 #include "output.h"
+#include "vigilo/ivf/manifest.h"
+#include "vigilo/ivf/publication_check.h"
 #include "vigilo/ivf/publication_verify.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cli {
 namespace {
 
+enum class Level { kManifest, kQuick, kFull };
+
 struct VerifyArgs {
   std::string manifest;
+  bool manifest_only = false;
+  bool quick = false;
   bool all = false;
   bool any_uuid = false;
   uint64_t max_buffer = uint64_t{256} << 20;
   OutputFlags output;
+  Level level() const { return manifest_only ? Level::kManifest : quick ? Level::kQuick : Level::kFull; }
 };
+
+const char* LevelName(Level level) {
+  switch (level) {
+    case Level::kManifest:
+      return "manifest";
+    case Level::kQuick:
+      return "quick";
+    case Level::kFull:
+      return "full";
+  }
+  return "full";
+}
+
+// The checks in the order they run, and the first level that runs each.
+struct Check {
+  const char* name;
+  Level from;
+};
+constexpr Check kChecks[] = {
+    {"manifest_rules", Level::kManifest},     // every rule of §2
+    {"artifact_uuid", Level::kManifest},      // derived from the content (not with --any-uuid)
+    {"object_sizes", Level::kQuick},          // each read expects the descriptor's size
+    {"footers", Level::kQuick},               // each Parquet footer parses
+    {"schemas", Level::kQuick},               // §3 columns, types, lengths
+    {"row_group_statistics", Level::kQuick},  // CID statistics and row-group layout
+    {"row_counts", Level::kQuick},            // file rows against the descriptors
+    {"column_chunks", Level::kFull},          // every chunk decoded: pages, levels, encodings
+    {"values", Level::kFull},                 // code lengths, cid values, centroid order, source keys
+    {"sha256", Level::kFull},                 // every byte of every object
+};
+
+json::Value Names(const std::vector<std::string>& names) {
+  json::Array a;
+  for (const std::string& n : names) a.emplace_back(n);
+  return json::Value(std::move(a));
+}
+
+// A failure named "<manifest key>: …" (as ivf::VerifyPublicationFrom names them).
+Status InManifest(Status s, const std::string& key) {
+  std::string_view path = s.path();
+  if (path.empty()) return std::move(s).WithPath(key);
+  if (path == key || path.substr(0, key.size() + 2) == key + ": ") return s;
+  return std::move(s).PrependPath(key + ": ");
+}
+
+// The manifest and quick levels: the manifest read as the full level reads
+// it (one Get capped at 64 MiB), then its derived UUID, then with quick the
+// objects' footers (ivf::CheckObjects without deep).
+Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::string& key, const VerifyArgs& a) {
+  ivf::VerifyReport report;
+  auto record = [&](const Status& s) {
+    report.failures.push_back(s);
+    return a.all;
+  };
+  store::GetOptions get;
+  get.max_bytes = ivf::kMaxManifestBytes;
+  auto bytes = store.Get(key, get);
+  if (!bytes.ok()) {
+    record(InManifest(bytes.status(), key));
+    return report;
+  }
+  report.manifest_bytes = report.largest_read = bytes->size();
+  auto manifest = ivf::ParseManifest(bytes->view());
+  if (!manifest.ok()) {
+    record(InManifest(manifest.status(), key));
+    return report;
+  }
+  if (!a.any_uuid) {
+    Status s = ivf::CheckDerivedArtifactUuid(*manifest);
+    if (!s.ok() && !record(InManifest(s, key))) return report;
+  }
+  if (a.level() == Level::kManifest) return report;
+  ivf::ObjectCheckOptions checks;
+  checks.deep = false;
+  checks.max_read = a.max_buffer;
+  checks.on_failure = record;
+  ivf::ObjectCheckReport counts;
+  (void)ivf::CheckObjects(*manifest, store, checks, &counts);  // every failure went to record
+  report.objects = counts.objects;
+  report.bytes_read = counts.bytes_read;
+  report.largest_read = std::max(report.largest_read, counts.largest_read);
+  report.row_groups = counts.row_groups;
+  report.rows = counts.rows;
+  report.source_rows = counts.source_rows;
+  return report;
+}
 
 Status Verify(const VerifyArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(PublicationStore publication, OpenPublicationStore(a.manifest));
-  ivf::VerifyOptions options;
-  options.all = a.all;
-  options.max_buffer_bytes = a.max_buffer;
-  options.derived_uuid = !a.any_uuid;
-  VIGILO_ASSIGN_OR_RETURN(ivf::VerifyReport r,
-                          ivf::VerifyPublicationFrom(*publication.store, publication.manifest_key, options));
+  const Level level = a.level();
+  ivf::VerifyReport r;
+  if (level == Level::kFull) {
+    ivf::VerifyOptions options;
+    options.all = a.all;
+    options.max_buffer_bytes = a.max_buffer;
+    options.derived_uuid = !a.any_uuid;
+    VIGILO_ASSIGN_OR_RETURN(r, ivf::VerifyPublicationFrom(*publication.store, publication.manifest_key, options));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(r, VerifyUpTo(*publication.store, publication.manifest_key, a));
+  }
   if (!r.ok()) {
     if (!a.all) return r.failures.front();
     for (const Status& f : r.failures) std::fprintf(stderr, "vigilo: %s\n", f.ToString().c_str());
@@ -47,19 +162,66 @@ Status Verify(const VerifyArgs& a) {
     return Status(r.failures.front().code(),
                   std::to_string(n) + (n == 1 ? " failure" : " failures") + " in " + a.manifest);
   }
+  std::vector<std::string> checked, not_checked;
+  for (const Check& c : kChecks) {
+    bool ran = c.from <= level && !(a.any_uuid && std::string_view(c.name) == "artifact_uuid");
+    (ran ? checked : not_checked).emplace_back(c.name);
+  }
   Record o;
-  o.Add("valid", json::Value(true));
-  o.Add("level", json::Value("verify"));
-  o.Add("objects", json::Value::Uint(r.objects));
-  o.Add("rows", json::Value::Uint(r.rows));
-  o.Add("source_rows", json::Value::Uint(r.source_rows));
-  o.Add("row_groups", json::Value::Uint(r.row_groups));
-  o.Add("column_chunks", json::Value::Uint(r.column_chunks));
+  o.Add("level", json::Value(LevelName(level)));
+  o.Add("checked", Names(checked));
+  o.Add("not_checked", Names(not_checked));
   o.Add("manifest_bytes", json::Value::Uint(r.manifest_bytes));
-  o.Add("bytes_read", json::Value::Uint(r.bytes_read));
-  o.Add("bytes_hashed", json::Value::Uint(r.bytes_hashed));
-  o.Add("largest_read", json::Value::Uint(r.largest_read));
+  // Counts only of what this level read: a zero is never a claim about an
+  // object that was not looked at.
+  if (level != Level::kManifest) {
+    o.Add("objects", json::Value::Uint(r.objects));
+    o.Add("rows", json::Value::Uint(r.rows));
+    o.Add("source_rows", json::Value::Uint(r.source_rows));
+    o.Add("row_groups", json::Value::Uint(r.row_groups));
+    if (level == Level::kFull) o.Add("column_chunks", json::Value::Uint(r.column_chunks));
+    o.Add("bytes_read", json::Value::Uint(r.bytes_read));
+    if (level == Level::kFull) o.Add("bytes_hashed", json::Value::Uint(r.bytes_hashed));
+    o.Add("largest_read", json::Value::Uint(r.largest_read));
+  }
   return PrintRecord(o, a.output);
+}
+
+void AddMaxBuffer(CLI::App* cmd, uint64_t* max_buffer) {
+  cmd->add_option("--max-buffer", *max_buffer,
+                  "Largest single read and column-chunk decode budget in bytes (default 268435456 = 256 MiB)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // Said in whole bytes: CLI11's PositiveNumber prints a floating-point range.
+            return text.find_first_not_of("0123456789") == std::string::npos &&
+                           text.find_first_not_of('0') != std::string::npos
+                       ? std::string()
+                       : "a whole number of bytes, at least 1 (e.g. 268435456 = 256 MiB), not " + text;
+          },
+          "BYTES"));
+}
+
+// The old spelling: --manifest-only, the default (footers) and --deep map to
+// the levels manifest, quick and full. It never checked the derived UUID, so
+// neither does the alias (the record's not_checked lists it).
+struct ValidateArgs {
+  std::string manifest;
+  bool manifest_only = false;
+  bool deep = false;
+  OutputFlags output;
+};
+
+Status ValidateAlias(const ValidateArgs& v) {
+  VerifyArgs a;
+  a.manifest = v.manifest;
+  a.manifest_only = v.manifest_only;
+  a.quick = !v.manifest_only && !v.deep;
+  a.any_uuid = true;
+  a.output = v.output;
+  std::string spelling = std::string("index verify") + (v.manifest_only ? " --manifest-only" : "") +
+                         (a.quick ? " --quick" : "") + " --any-uuid";
+  std::fprintf(stderr, "vigilo: note: index validate is an older spelling of %s\n", spelling.c_str());
+  return Verify(a);
 }
 
 }  // namespace
@@ -67,23 +229,31 @@ Status Verify(const VerifyArgs& a) {
 void RegisterIndexVerify(CLI::App* index, Action* action) {
   auto a = std::make_shared<VerifyArgs>();
   auto* verify = index->add_subcommand(
-      "verify", "Verify a publication completely: every manifest rule, footer, row group, column chunk and SHA-256");
+      "verify",
+      "Verify a publication: every byte by default (manifest, footers, every column chunk, SHA-256); --quick reads "
+      "only the manifest and footers. The record lists what was checked");
   verify->add_option("manifest", a->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
+  auto* only = verify->add_flag("--manifest-only", a->manifest_only,
+                                "Check manifest.json alone (its rules and derived artifact-uuid); read no object");
+  verify->add_flag("--quick", a->quick,
+                   "Check the manifest, then each object's size, footer, schema, row-group statistics and row "
+                   "count; no column chunk or SHA-256")
+      ->excludes(only);
   verify->add_flag("--all", a->all, "Report every failure, not only the first");
-  verify->add_option("--max-buffer", a->max_buffer,
-                     "Largest single read and column-chunk decode budget in bytes (default 268435456 = 256 MiB)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            // Said in whole bytes: CLI11's PositiveNumber prints a floating-point range.
-            return text.find_first_not_of("0123456789") == std::string::npos && text.find_first_not_of('0') != std::string::npos
-                       ? std::string()
-                       : "a whole number of bytes, at least 1 (e.g. 268435456 = 256 MiB), not " + text;
-          },
-          "BYTES"));
+  AddMaxBuffer(verify, &a->max_buffer);
   verify->add_flag("--any-uuid", a->any_uuid,
                    "Accept an artifact-uuid that is not derived from the manifest's content (other builders)");
   AddJsonFlags(verify, &a->output);
   verify->callback([a, action] { *action = [a] { return Verify(*a); }; });
+
+  auto v = std::make_shared<ValidateArgs>();
+  auto* validate = index->add_subcommand(
+      "validate", "Older spelling of index verify --any-uuid: --quick by default, --manifest-only, --deep = full");
+  validate->add_option("manifest", v->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
+  auto* v_only = validate->add_flag("--manifest-only", v->manifest_only, "index verify --manifest-only");
+  validate->add_flag("--deep", v->deep, "index verify (every byte)")->excludes(v_only);
+  AddJsonFlags(validate, &v->output);
+  validate->callback([v, action] { *action = [v] { return ValidateAlias(*v); }; });
 }
 
 }  // namespace vigilo::cli

@@ -1,5 +1,6 @@
 // `vigilo index verify`: the real binary on a publication it built: the
-// summary line, and for corrupted, truncated and missing objects and an
+// record of each level (what it checked and did not), the `index validate`
+// alias, and for corrupted, truncated and missing objects and an
 // edited manifest the exact stderr lines and exit statuses (docs/errors.md).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -99,8 +100,15 @@ TEST_F(IndexVerifyTest, AValidPublicationPrintsOneSummary) {
   EXPECT_EQ(r.err, "");
   ASSERT_EQ(Lines(r.out).size(), 1u) << r.out;
   EXPECT_EQ(r.out.rfind("{\"bytes_hashed\":", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(",\"level\":\"verify\","), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",\"rows\":400,\"source_rows\":400,\"valid\":true}\n"), std::string::npos) << r.out;
+  // The full level says every check ran, and nothing says "valid".
+  EXPECT_NE(r.out.find(",\"checked\":[\"manifest_rules\",\"artifact_uuid\",\"object_sizes\",\"footers\",\"schemas\","
+                       "\"row_group_statistics\",\"row_counts\",\"column_chunks\",\"values\",\"sha256\"],"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",\"level\":\"full\","), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",\"not_checked\":[],"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",\"rows\":400,\"source_rows\":400}\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("valid"), std::string::npos) << r.out;
   // --all changes nothing for a valid publication.
   CliRun all = Vigilo("index verify --all --json " + (p / "manifest.json").string());
   EXPECT_EQ(all.exit_code, 0) << all.err;
@@ -109,11 +117,85 @@ TEST_F(IndexVerifyTest, AValidPublicationPrintsOneSummary) {
   CliRun text = Vigilo("index verify " + (p / "manifest.json").string());
   EXPECT_EQ(text.exit_code, 0) << text.err;
   std::vector<std::string> lines = Lines(text.out);
-  ASSERT_EQ(lines.size(), 11u) << text.out;
-  EXPECT_EQ(lines[0], "valid           true");
-  EXPECT_EQ(lines[1], "level           verify");
-  EXPECT_EQ(lines[3], "rows            400");
-  EXPECT_EQ(lines[4], "source_rows     400");
+  ASSERT_EQ(lines.size(), 12u) << text.out;
+  EXPECT_EQ(lines[0], "level           full");
+  EXPECT_EQ(lines[2], "not_checked     []");
+  EXPECT_EQ(lines[5], "rows            400");
+  EXPECT_EQ(lines[6], "source_rows     400");
+}
+
+// --quick reads the manifest and the footers only, and says so; --manifest-only
+// reads no object. Neither claims a check it did not run.
+TEST_F(IndexVerifyTest, EachLevelListsWhatItChecked) {
+  std::filesystem::path p = Copy("levels");
+  std::string manifest = (p / "manifest.json").string();
+  CliRun quick = Vigilo("index verify --quick --json " + manifest);
+  EXPECT_EQ(quick.exit_code, 0) << quick.err;
+  EXPECT_EQ(quick.err, "");
+  EXPECT_EQ(quick.out.rfind("{\"bytes_read\":", 0), 0u) << quick.out;
+  EXPECT_NE(quick.out.find(",\"checked\":[\"manifest_rules\",\"artifact_uuid\",\"object_sizes\",\"footers\","
+                           "\"schemas\",\"row_group_statistics\",\"row_counts\"],"),
+            std::string::npos)
+      << quick.out;
+  EXPECT_NE(quick.out.find(",\"level\":\"quick\","), std::string::npos) << quick.out;
+  EXPECT_NE(quick.out.find(",\"not_checked\":[\"column_chunks\",\"values\",\"sha256\"],\"objects\":4,"),
+            std::string::npos)
+      << quick.out;
+  EXPECT_NE(quick.out.find(",\"rows\":400,\"source_rows\":400}\n"), std::string::npos) << quick.out;
+  // No count of what a level did not read.
+  EXPECT_EQ(quick.out.find("bytes_hashed"), std::string::npos) << quick.out;
+  EXPECT_EQ(quick.out.find("column_chunks\":"), std::string::npos) << quick.out;
+
+  // --any-uuid moves the derived-UUID check to not_checked.
+  CliRun any = Vigilo("index verify --quick --any-uuid --json " + manifest);
+  EXPECT_NE(any.out.find(",\"checked\":[\"manifest_rules\",\"object_sizes\","), std::string::npos) << any.out;
+  EXPECT_NE(any.out.find(",\"not_checked\":[\"artifact_uuid\",\"column_chunks\",\"values\",\"sha256\"],"),
+            std::string::npos)
+      << any.out;
+
+  // With every object gone the manifest level still passes: it reads none,
+  // and prints no object count. --quick finds the first missing one.
+  std::filesystem::remove_all(p / "ivf_postings");
+  std::filesystem::remove_all(p / "source");
+  std::filesystem::remove(p / "centroids.parquet");
+  CliRun only = Vigilo("index verify --manifest-only " + manifest);
+  EXPECT_EQ(only.exit_code, 0) << only.err;
+  std::vector<std::string> lines = Lines(only.out);
+  ASSERT_EQ(lines.size(), 4u) << only.out;
+  EXPECT_EQ(lines[0], "level           manifest");
+  EXPECT_EQ(lines[1], "checked         [\"manifest_rules\",\"artifact_uuid\"]");
+  EXPECT_EQ(lines[2],
+            "not_checked     [\"object_sizes\",\"footers\",\"schemas\",\"row_group_statistics\",\"row_counts\","
+            "\"column_chunks\",\"values\",\"sha256\"]");
+  EXPECT_EQ(lines[3].rfind("manifest_bytes  ", 0), 0u) << only.out;
+  CliRun missing = Vigilo("index verify --quick " + manifest);
+  EXPECT_EQ(missing.exit_code, 8) << missing.err;
+  EXPECT_EQ(missing.out, "");
+  EXPECT_EQ(missing.err.rfind("vigilo: not_found: centroids.parquet", 0), 0u) << missing.err;
+  EXPECT_EQ(Lines(missing.err).size(), 1u) << missing.err;
+  CliRun both = Vigilo("index verify --quick --manifest-only " + manifest);
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+// `index validate` is the older spelling: the same record as the level it
+// maps to (with --any-uuid, as it never checked the derived UUID), and a note
+// naming the new spelling on stderr.
+TEST_F(IndexVerifyTest, ValidateIsAnAliasThatSaysItsNewSpelling) {
+  std::filesystem::path p = Copy("alias");
+  std::string manifest = (p / "manifest.json").string();
+  struct Case {
+    std::string old_flags, new_flags;
+  };
+  for (const Case& c : {Case{"", "--quick --any-uuid"}, Case{"--manifest-only ", "--manifest-only --any-uuid"},
+                        Case{"--deep ", "--any-uuid"}}) {
+    CliRun old = Vigilo("index validate " + c.old_flags + "--json " + manifest);
+    CliRun now = Vigilo("index verify " + c.new_flags + " --json " + manifest);
+    EXPECT_EQ(old.exit_code, 0) << old.err;
+    EXPECT_EQ(now.exit_code, 0) << now.err;
+    EXPECT_EQ(old.out, now.out) << c.old_flags;
+    EXPECT_EQ(old.err, "vigilo: note: index validate is an older spelling of index verify " + c.new_flags + "\n");
+  }
+  EXPECT_EQ(Vigilo("index validate --manifest-only --deep " + manifest).exit_code, 2);
 }
 
 TEST_F(IndexVerifyTest, AFlippedByteNamesTheObjectAndExits6) {
@@ -130,8 +212,16 @@ TEST_F(IndexVerifyTest, AFlippedByteNamesTheObjectAndExits6) {
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind(std::string("vigilo: integrity_error: ") + kPostings1 + ": SHA-256 ", 0), 0u) << r.err;
   EXPECT_NE(lines[0].find(" does not match the manifest's "), std::string::npos) << r.err;
-  // `index validate` (footers) does not read those bytes' digest; verify is the level that does.
-  EXPECT_EQ(Vigilo("index validate " + (p / "manifest.json").string()).exit_code, 0);
+  // --quick (and `index validate`, its older spelling) does not read those
+  // bytes' digest, and its record says so: sha256 is not_checked.
+  CliRun quick = Vigilo("index verify --quick --json " + (p / "manifest.json").string());
+  EXPECT_EQ(quick.exit_code, 0) << quick.err;
+  EXPECT_NE(quick.out.find("\"not_checked\":[\"column_chunks\",\"values\",\"sha256\"]"), std::string::npos)
+      << quick.out;
+  CliRun old = Vigilo("index validate " + (p / "manifest.json").string());
+  EXPECT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_NE(old.out.find("level           quick\n"), std::string::npos) << old.out;
+  EXPECT_EQ(old.out.find("valid "), std::string::npos) << old.out;
 
   // A page byte of the same object: a parse error naming its row group (exit 3).
   std::filesystem::path q = Copy("flip-page");

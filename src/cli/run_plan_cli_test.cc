@@ -2,46 +2,18 @@
 // a run planned over it by name, listed, verified with every case, and
 // every chunk read back by a worker.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "cli_test_support.h"
 
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using vigilo::cli_test::CliRun;
 
-class RunPlanCliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigilo_run_plan_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string Read(const std::string& name) const {
-    std::ifstream f(dir_ / name, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-
-  CliRun Vigilo(const std::string& args) {
-    std::string cmd = "cd " + dir_.string() + " && VIGILO_CONTROL=" + (dir_ / "control.db").string() + " " +
-                      std::string(VIGILO_BIN) + " " + args + " </dev/null >stdout 2>stderr";
-    int status = std::system(cmd.c_str());
-    return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Read("stdout"), Read("stderr")};
-  }
-
-  std::filesystem::path dir_;
-};
+class RunPlanCliTest : public vigilo::cli_test::CliDirTest {};
 
 size_t Lines(const std::string& text) {
   size_t n = 0;

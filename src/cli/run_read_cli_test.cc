@@ -2,38 +2,22 @@
 // missing control database, unknown names and refused arguments. The
 // end-to-end run (plan, then read) is the planner's CLI test.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
+
+#include "cli_test_support.h"
 
 namespace vigilo::cli {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::filesystem::path Dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo_run_read_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using cli_test::CliRun;
 
 // Runs `vigilo ARGS` with a private control database path (created by
 // nothing here unless `create_control`) and an empty stdin.
 CliRun Vigilo(const std::string& args, bool create_control = false) {
-  std::filesystem::path dir = Dir();
+  std::filesystem::path dir = cli_test::ProcessDir();
   std::filesystem::path control = dir / "control.db";
   std::filesystem::remove(control);
   if (create_control) {
@@ -42,10 +26,7 @@ CliRun Vigilo(const std::string& args, bool create_control = false) {
                        " store cleanup --json >/dev/null 2>&1";
     EXPECT_EQ(std::system(init.c_str()), 0);
   }
-  std::string cmd = "VIGILO_CONTROL=" + control.string() + " " + std::string(VIGILO_BIN) + " " + args +
-                    " </dev/null >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  int status = std::system(cmd.c_str());
-  return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(dir / "out"), ReadFile(dir / "err")};
+  return cli_test::RunVigilo({dir, "VIGILO_CONTROL=" + control.string(), false}, args);
 }
 
 // An inline object reference, single-quoted for the shell.
@@ -66,7 +47,7 @@ TEST(RunReadCliTest, ListWithNoRuns) {
     EXPECT_EQ(json.exit_code, 0) << json.err;
     EXPECT_EQ(json.out, "");
   }
-  EXPECT_FALSE(std::filesystem::exists(Dir() / "control.db"));  // a read never creates it
+  EXPECT_FALSE(std::filesystem::exists(cli_test::ProcessDir() / "control.db"));  // a read never creates it
 }
 
 TEST(RunReadCliTest, AnUnknownNameIsNotFound) {
@@ -103,8 +84,8 @@ TEST(RunReadCliTest, BadArgumentsAreUsageErrors) {
             "vigilo: invalid_argument: <reference>: the reference names a vigilo/dataset-manifest/v1 object, not a "
             "vigilo/run-plan-manifest/v1 root\n");
   // A run REF whose storage alias no stores config names.
-  std::filesystem::path stores = Dir() / "stores.json";
-  std::ofstream(stores) << R"({"version":1,"stores":{}})";
+  std::filesystem::path stores = cli_test::ProcessDir() / "stores.json";
+  cli_test::WriteFile(stores, R"({"version":1,"stores":{}})");
   CliRun no_store =
       Vigilo("run show " + Ref("runs/r/plan.json", "vigilo/run-plan-manifest/v1", "nowhere") + " --stores " +
              stores.string());

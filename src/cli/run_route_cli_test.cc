@@ -4,49 +4,24 @@
 // file is byte-identical, none was added or removed, and the run still
 // verifies with every case. The route lives in the control database only.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
+#include "cli_test_support.h"
+
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
+using vigilo::cli_test::CliRun;
+using vigilo::cli_test::ReadFile;
 
 constexpr const char* kRun = "geography-qa.geography-qa-smoke";
 
-class RunRouteCliTest : public ::testing::Test {
+class RunRouteCliTest : public vigilo::cli_test::CliDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigilo_run_route_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  static std::string ReadFile(const std::filesystem::path& path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-
-  CliRun Vigilo(const std::string& args) {
-    std::string cmd = "cd " + dir_.string() + " && VIGILO_CONTROL=" + (dir_ / "control.db").string() + " " +
-                      std::string(VIGILO_BIN) + " " + args + " </dev/null >stdout 2>stderr";
-    int status = std::system(cmd.c_str());
-    return CliRun{WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(dir_ / "stdout"),
-                  ReadFile(dir_ / "stderr")};
-  }
-
   // Every file under ./store: relative path → bytes.
   std::map<std::string, std::string> Snapshot() const {
     std::map<std::string, std::string> files;
@@ -67,8 +42,6 @@ class RunRouteCliTest : public ::testing::Test {
                          "/examples/profiles/geography-qa.json --store ./store -q");
     ASSERT_EQ(plan.exit_code, 0) << plan.err;
   }
-
-  std::filesystem::path dir_;
 };
 
 TEST_F(RunRouteCliTest, ShardMovementDoesNotRewriteCaseObjects) {

@@ -86,15 +86,6 @@ Status ValidateRecordedKeys(std::string_view prefix, std::span<const std::string
   return Status::Ok();
 }
 
-Uuid RandomAttemptId(store::RandomSource& random) {
-  Uuid::Bytes bytes{};
-  do {
-    random.Fill(bytes.data(), bytes.size());
-    bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40);  // version 4
-    bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);  // RFC 9562 variant
-  } while (Uuid(bytes).is_nil());
-  return Uuid(bytes);
-}
 
 Status CheckFence(const AttemptRecord& row, const Lease& lease, Micros now) {
   const std::string name = AttemptName(row.attempt);

@@ -23,8 +23,6 @@ Status ValidateStoreId(std::string_view store);
 Status ValidateRootValue(std::string_view value, std::string_view what);
 // Each key a valid logical key strictly under `prefix`.
 Status ValidateRecordedKeys(std::string_view prefix, std::span<const std::string> keys);
-// A fresh version-4 UUID from `random`.
-Uuid RandomAttemptId(store::RandomSource& random);
 
 // May the holder of `lease` change `row` at wall time `now`? Fenced when
 // another writer took the attempt over (a different epoch), when it is no

@@ -86,7 +86,7 @@ class SqliteControlStore final : public ControlStore {
 
   Result<Lease> BeginAttempt(const AttemptSpec& spec) override {
     VIGILO_RETURN_IF_ERROR(rules::ValidateSpec(spec));
-    AttemptRef ref{spec.attempt_id.value_or(rules::RandomAttemptId(random_)), spec.generation};
+    AttemptRef ref{spec.attempt_id.value_or(store::RandomUuidV4(random_)), spec.generation};
     std::string prefix = AttemptKeyPrefix(spec.ns, spec.name, ref.attempt_id, ref.generation);
     std::lock_guard lock(mu_);
     VIGILO_ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(*db_, Transaction::Kind::kWrite));

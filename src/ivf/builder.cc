@@ -301,14 +301,14 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
   summary.seconds_sample = Since(t0);
 
   auto t1 = Clock::now();
-  Report(o, "train", 0, 1);
-  VIGILO_ASSIGN_OR_RETURN(TrainedHierarchy h,
-                          TrainHierarchy(sample, sample_size, d, roots, nlist, o.iterations, o.seed, o.threads));
+  // Every k-means iteration and the assignment to roots is a step of "train".
+  const KMeansProgress train_progress = [&o](uint64_t done, uint64_t total) { Report(o, "train", done, total); };
+  VIGILO_ASSIGN_OR_RETURN(TrainedHierarchy h, TrainHierarchy(sample, sample_size, d, roots, nlist, o.iterations, o.seed,
+                                                             o.threads, train_progress));
   std::vector<float>().swap(sample);  // the sample's memory is not needed past training
   Trained t;
   t.cid_offsets.assign(h.cid_offsets.begin(), h.cid_offsets.end());
   VIGILO_ASSIGN_OR_RETURN(t.leaves, EncodeLvqRows(Encoding::kLvq8, h.leaf_centroids, d));
-  Report(o, "train", 1, 1);
   summary.seconds_train = Since(t1);
 
   // Spill files are local scratch, not objects; their directories go however the build ends.

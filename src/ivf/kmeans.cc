@@ -124,6 +124,7 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
   const AssignOptions assign_options{options.threads, options.block_rows, options.block_centroids};
   std::vector<double> sums(k * d);
   std::vector<uint64_t> counts(k);
+  if (options.progress) options.progress(0, options.iterations);
   for (uint32_t iteration = 0; iteration < options.iterations; ++iteration) {
     VIGILO_ASSIGN_OR_RETURN(Assignment a, AssignNearest(data, n, d, result.centroids, k, assign_options));
     result.inertia = 0;
@@ -163,6 +164,7 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
       counts[j] = 1;
       ++result.reseeded;
     }
+    if (options.progress) options.progress(iteration + 1, options.iterations);
   }
   return result;
 }

@@ -67,7 +67,8 @@ Result<std::vector<uint32_t>> ApportionLeaves(std::span<const uint64_t> populati
 }
 
 Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n, size_t d, uint32_t roots, uint32_t nlist,
-                                 uint32_t iterations, uint64_t seed, uint32_t threads) {
+                                 uint32_t iterations, uint64_t seed, uint32_t threads,
+                                 const KMeansProgress& progress) {
   if (roots == 0 || roots > nlist || nlist > n) {
     return InvalidArgument("hierarchy: need 1 <= roots <= nlist <= sample size, got roots " + std::to_string(roots) +
                            ", nlist " + std::to_string(nlist) + ", sample " + std::to_string(n));
@@ -77,9 +78,20 @@ Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n,
   options.iterations = iterations;
   options.threads = threads;
   options.seed = DeriveSeed(seed, 0);
+  // Each k-means reports its own iterations; `base` places them in the whole run.
+  const uint64_t total = (uint64_t{roots} + 1) * iterations + 1;
+  uint64_t base = 0;
+  if (progress) {
+    progress(0, total);
+    options.progress = [&](uint64_t done, uint64_t) {
+      if (done > 0) progress(base + done, total);
+    };
+  }
   VIGILO_ASSIGN_OR_RETURN(KMeansResult top, KMeans(sample, n, d, roots, options));
+  base += iterations;
   const AssignOptions assign_options{threads, options.block_rows, options.block_centroids};
   VIGILO_ASSIGN_OR_RETURN(Assignment assignment, AssignNearest(sample, n, d, top.centroids, roots, assign_options));
+  if (progress) progress(++base, total);
 
   std::vector<uint64_t> populations(roots);
   for (uint32_t label : assignment.labels) ++populations[label];
@@ -96,6 +108,8 @@ Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n,
     if (populations[r] == 0) {
       // A root no sample point chose keeps a single leaf at its own centroid.
       h.leaf_centroids.insert(h.leaf_centroids.end(), root_centroid.begin(), root_centroid.end());
+      base += iterations;
+      if (progress && iterations > 0) progress(base, total);
     } else {
       points.clear();
       for (size_t i = 0; i < n; ++i) {
@@ -107,6 +121,7 @@ Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n,
         return Status(leaf.status().code(), "root " + std::to_string(r) + ": " + std::string(leaf.status().message()));
       }
       h.leaf_centroids.insert(h.leaf_centroids.end(), leaf->centroids.begin(), leaf->centroids.end());
+      base += iterations;
     }
     h.cid_offsets.push_back(h.cid_offsets.back() + leaves[r]);
   }

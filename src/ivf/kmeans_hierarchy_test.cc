@@ -151,3 +151,53 @@ TEST(HierarchyTest, RejectsBadShapes) {
 
 }  // namespace
 }  // namespace vigilo::ivf
+
+namespace vigilo::ivf {
+namespace {
+
+std::vector<float> Blobs(size_t n, size_t d) {
+  std::mt19937 gen(7);
+  std::normal_distribution<float> noise(0, 1);
+  std::vector<float> data(n * d);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t t = 0; t < d; ++t) data[i * d + t] = static_cast<float>((i % 4) * 10) + noise(gen);
+  }
+  return data;
+}
+
+using Steps = std::vector<std::pair<uint64_t, uint64_t>>;
+
+TEST(KMeansProgressTest, OneStepPerIteration) {
+  std::vector<float> data = Blobs(200, 3);
+  KMeansOptions o;
+  o.iterations = 4;
+  Steps steps;
+  o.progress = [&](uint64_t done, uint64_t total) { steps.emplace_back(done, total); };
+  auto with = KMeans(data, 200, 3, 5, o);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  EXPECT_EQ(steps, (Steps{{0, 4}, {1, 4}, {2, 4}, {3, 4}, {4, 4}}));
+  o.progress = nullptr;
+  auto without = KMeans(data, 200, 3, 5, o);
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(with->centroids, without->centroids);  // watching changes nothing
+}
+
+TEST(KMeansProgressTest, HierarchyCountsEveryIterationAndTheRootAssignment) {
+  std::vector<float> data = Blobs(400, 4);
+  const uint32_t roots = 3, nlist = 9, iterations = 5;
+  Steps steps;
+  auto h = TrainHierarchy(data, 400, 4, roots, nlist, iterations, 11, 2,
+                          [&](uint64_t done, uint64_t total) { steps.emplace_back(done, total); });
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  const uint64_t total = (roots + 1) * iterations + 1;  // 21
+  ASSERT_EQ(steps.size(), total + 1);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(steps[i], (std::pair<uint64_t, uint64_t>{i, total})) << "step " << i;
+  }
+  auto quiet = TrainHierarchy(data, 400, 4, roots, nlist, iterations, 11, 2);
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_EQ(h->leaf_centroids, quiet->leaf_centroids);
+}
+
+}  // namespace
+}  // namespace vigilo::ivf

@@ -376,8 +376,67 @@ TEST(ManifestTest, TooManyRoots) {
   m.hierarchy.cid_offsets.clear();
   for (uint64_t i = 0; i <= 1'000'001; ++i) m.hierarchy.cid_offsets.push_back(i);
   Status s = ValidateManifest(m);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidFormat) << s.ToString();
   EXPECT_EQ(s.path(), "$.hierarchy.cid-offsets");
-  EXPECT_NE(s.message().find("more than 1000000 roots"), std::string::npos) << s.ToString();
+  EXPECT_EQ(s.message(), "more than 1000000 roots");
+}
+
+// P-INT-01 on every integer field of the manifest, not only ntotal: 2^53
+// is refused by the integer rule itself (OutOfRange at the field's path,
+// the decoder's exact message), 2^53 - 1 is not (a narrower rule may still
+// refuse it, with its own message). Object sizes have no narrower rule, so
+// at 2^53 - 1 the manifest parses.
+constexpr uint64_t kSafe = 9007199254740991ull;
+constexpr const char* kIntegerRule = "integer out of range [0, 9007199254740991]";
+
+TEST(ManifestTest, IntegerBoundOnEveryIntegerField) {
+  const char* const kFields[] = {
+      "index.dimension", "index.nlist", "index.ntotal", "hierarchy.cid-offsets[1]", "hierarchy.centroids.size",
+      "postings.files[0].size", "postings.files[0].cid-bucket", "postings.files[0].min-cid",
+      "postings.files[0].max-cid", "postings.files[0].rows", "source.rows", "source.row-group-rows",
+      "source.files[0].size", "source.files[0].row-begin", "source.files[0].row-end"};
+  for (const char* field : kFields) {
+    const std::string path = std::string("$.") + field;
+    Status refused = ParseEdited([&](Value& v) { Put(v, field, U(kSafe + 1)); });
+    EXPECT_EQ(refused.code(), StatusCode::kOutOfRange) << field << ": " << refused.ToString();
+    EXPECT_EQ(refused.path(), path) << refused.ToString();
+    EXPECT_EQ(refused.message(), kIntegerRule) << refused.ToString();
+    Status bound = ParseEdited([&](Value& v) { Put(v, field, U(kSafe)); });
+    EXPECT_NE(bound.message(), kIntegerRule) << field << ": " << bound.ToString();
+  }
+  for (const char* size : {"hierarchy.centroids.size", "postings.files[2].size", "source.files[1].size"}) {
+    Status s = ParseEdited([&](Value& v) { Put(v, size, U(kSafe)); });
+    EXPECT_TRUE(s.ok()) << size << ": " << s.ToString();
+  }
+}
+
+// The sums at the bound: postings rows adding up to ntotal = 2^53 - 1 (and
+// cid-offsets ending at nlist) are accepted; one more row is refused at the
+// file whose rows pass ntotal.
+TEST(ManifestTest, IntegerSumsAtTheBound) {
+  Manifest m = ValidManifest();
+  m.source.reset();
+  m.index.ntotal = kSafe;
+  m.postings[0].rows = kSafe - 6;
+  EXPECT_TRUE(ValidateManifest(m).ok()) << ValidateManifest(m).ToString();
+  std::string text = Bytes(ManifestToJson(m));
+  EXPECT_TRUE(ParseManifest(text).ok()) << ParseManifest(text).status().ToString();
+  m.postings[0].rows = kSafe - 5;  // the rows sum to 2^53
+  Status s = ValidateManifest(m);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidFormat) << s.ToString();
+  EXPECT_EQ(s.path(), "$.postings.files[2].rows");
+  EXPECT_EQ(s.message(), "postings rows exceed ntotal (9007199254740991)");
+
+  Manifest wide = ValidManifest();
+  wide.index.nlist = kSafe;
+  wide.hierarchy.cid_offsets = {0, 2, kSafe};
+  Status at_bound = ValidateManifest(wide);
+  EXPECT_NE(at_bound.message(), kIntegerRule) << at_bound.ToString();
+  EXPECT_NE(at_bound.path(), "$.hierarchy.cid-offsets[2]") << at_bound.ToString();
+  Status over = ParseEdited([](Value& v) { Put(v, "hierarchy.cid-offsets[2]", U(kSafe + 1)); });
+  EXPECT_EQ(over.code(), StatusCode::kOutOfRange) << over.ToString();
+  EXPECT_EQ(over.path(), "$.hierarchy.cid-offsets[2]");
+  EXPECT_EQ(over.message(), kIntegerRule);
 }
 
 TEST(ManifestTest, ColumnNamesMustBeUtf8) {

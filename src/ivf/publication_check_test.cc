@@ -315,6 +315,64 @@ TEST_F(PublicationCheckTest, CodeLengthIsCheckedDeep) {
                     "row 0 has a 4-byte code; 3 bytes are required"));
 }
 
+// A centroids.parquet of the fixture's 5 leaves in root order, with these
+// columns (the format's by default) and code length.
+std::vector<ColumnSpec> CentroidColumns() {
+  return {Col("cid", ColumnKind::kInt32), Col("cid_bucket", ColumnKind::kInt32), Col("offset", ColumnKind::kFloat),
+          Col("scale", ColumnKind::kFloat), Col("code", ColumnKind::kByteArray)};
+}
+std::string CentroidBytes(const std::vector<ColumnSpec>& columns, size_t code_bytes) {
+  parquet::MemorySink sink;
+  auto w = parquet::FileWriter::Open(columns, {}, &sink);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  std::string code(code_bytes, '\x02');
+  for (auto [cids, bucket] : {std::pair<std::vector<int32_t>, int32_t>{{0, 1}, 0}, {{2, 3, 4}, 1}}) {
+    std::vector<int32_t> buckets(cids.size(), bucket);
+    std::vector<float> zeros(cids.size(), 0.f);
+    std::vector<std::string_view> codes(cids.size(), code);
+    EXPECT_TRUE((*w)->BeginRowGroup().ok());
+    EXPECT_TRUE((*w)->WriteInt32(0, cids).ok());
+    EXPECT_TRUE((*w)->WriteInt32(1, buckets).ok());
+    EXPECT_TRUE((*w)->WriteFloat(2, zeros).ok());
+    EXPECT_TRUE((*w)->WriteFloat(3, zeros).ok());
+    EXPECT_TRUE((*w)->WriteByteArray(4, codes).ok());
+    EXPECT_TRUE((*w)->EndRowGroup().ok());
+  }
+  EXPECT_TRUE((*w)->Finish().ok());
+  return std::string(sink.bytes().begin(), sink.bytes().end());
+}
+
+// P-CEN-01: the centroid schema is checked at its own call site (not only
+// through the postings' CheckSchema): a wrong name, a missing column, an
+// OPTIONAL column and a wrong type each fail naming centroids.parquet.
+TEST_F(PublicationCheckTest, CentroidSchemaIsExact) {
+  Overwrite(m_.hierarchy.centroids, CentroidBytes(CentroidColumns(), kDim));
+  ASSERT_TRUE(Check(true).ok()) << Check(true).ToString();
+  auto columns = CentroidColumns();
+  columns[1].name = "bucket";
+  Overwrite(m_.hierarchy.centroids, CentroidBytes(columns, kDim));
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "centroids.parquet",
+                    "column 1 must be cid_bucket (int, required): it is named \"bucket\""));
+  columns = CentroidColumns();
+  columns[0].optional = true;
+  Overwrite(m_.hierarchy.centroids, CentroidBytes(columns, kDim));
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "centroids.parquet",
+                    "column 0 must be cid (int, required): it is not REQUIRED"));
+  columns = CentroidColumns();
+  columns[4].kind = ColumnKind::kString;
+  Overwrite(m_.hierarchy.centroids, CentroidBytes(columns, kDim));
+  EXPECT_TRUE(Fails(Check(false), StatusCode::kInvalidFormat, "centroids.parquet",
+                    "column 4 must be code (binary, required): it is a string"));
+}
+
+// P-CEN-05 (deep): every centroid code is LVQ8, `dimension` bytes.
+TEST_F(PublicationCheckTest, CentroidCodeLengthIsCheckedDeep) {
+  Overwrite(m_.hierarchy.centroids, CentroidBytes(CentroidColumns(), kDim + 1));
+  EXPECT_TRUE(Check(false).ok()) << Check(false).ToString();
+  EXPECT_TRUE(Fails(Check(true), StatusCode::kInvalidFormat, "centroids.parquet: row group 0",
+                    "row 0 has a 4-byte code; 3 bytes are required"));
+}
+
 // P-CEN-03 / P-CEN-04: one row group per root, sized as its interval.
 TEST_F(PublicationCheckTest, CentroidRowGroupsFollowTheRoots) {
   m_.hierarchy.cid_offsets = {0, 3, 5};

@@ -45,9 +45,10 @@ Result<Centroids> DecodeCentroids(const Manifest& m, std::span<const uint8_t> by
   auto* footer = std::get_if<parquet::Footer>(&parsed);
   if (footer == nullptr) return Internal("a whole centroids file did not hold its footer");
   const size_t d = m.index.dimension, nlist = m.index.nlist;
+  // Grown row by row, never sized from the manifest: a manifest stating a
+  // huge nlist must meet the "holds N rows; nlist is M" error below, not an
+  // allocation of nlist × d floats.
   Centroids out;
-  out.decoded.resize(nlist * d);
-  out.codes.reserve(nlist * d);
   for (size_t rg = 0; rg < footer->metadata.row_groups.size(); ++rg) {
     VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(*footer, rg));
     parquet::DecodedColumn cols[5];  // cid, cid_bucket, offset, scale, code
@@ -77,6 +78,7 @@ Result<Centroids> DecodeCentroids(const Manifest& m, std::span<const uint8_t> by
       if (!std::isfinite(p.offset) || !std::isfinite(p.scale)) {
         return InvalidFormat("centroid " + std::to_string(cid) + " has a non-finite offset or scale").WithPath(path);
       }
+      out.decoded.resize((cid + 1) * d);
       VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8, p, code, std::span<float>(out.decoded.data() + cid * d, d)));
       out.offsets.push_back(p.offset);
       out.scales.push_back(p.scale);

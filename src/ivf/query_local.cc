@@ -1,16 +1,65 @@
 // The read core's drivers over the ObjectStore seam (query.h, source_lookup.h).
+#include <map>
+#include <string>
+
 #include "vigilo/ivf/query.h"
 #include "vigilo/ivf/source_lookup.h"
 
 namespace vigilo::ivf {
+namespace {
+
+// One run's fetches by path, for FetchStats::cache_hits: a Parquet file's
+// footer is its last bytes and its column chunks lie before it, so a range
+// that reaches the object's end is a footer read, and a file whose ranges
+// were fetched without one was read with a footer the reader held already.
+class RunCounter {
+ public:
+  RunCounter(const PublicationReader& reader, FetchStats* stats) : reader_(reader), stats_(stats) {}
+
+  void Fetched(const std::vector<ObjectRange>& requests) {
+    if (stats_ == nullptr) return;
+    for (const ObjectRange& r : requests) {
+      bool& footer = footer_read_[r.path];
+      std::optional<uint64_t> size = reader_.ObjectSize(r.path);
+      footer = footer || (size && r.offset + r.length == *size);
+    }
+  }
+  // Called once the run has ended (with or without an error).
+  void Finish(bool needs_centroids) {
+    if (stats_ == nullptr) return;
+    const std::string& centroids = reader_.manifest().hierarchy.centroids.path;
+    if (needs_centroids && footer_read_.count(centroids) == 0) ++stats_->cache_hits;
+    for (const auto& [path, footer] : footer_read_) {
+      if (path != centroids && !footer) ++stats_->cache_hits;
+    }
+  }
+
+ private:
+  const PublicationReader& reader_;
+  FetchStats* stats_;
+  std::map<std::string, bool, std::less<>> footer_read_;  // path → a range reached its end
+};
+
+}  // namespace
+
+FetchStats& FetchStats::operator+=(const FetchStats& other) {
+  requests += other.requests;
+  round_trips += other.round_trips;
+  bytes += other.bytes;
+  cache_hits += other.cache_hits;
+  return *this;
+}
 
 Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
                      const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
-                     std::vector<std::span<const uint8_t>>& views) {
+                     std::vector<std::span<const uint8_t>>& views, FetchStats* stats) {
   bytes.clear();
   views.clear();
   bytes.reserve(requests.size());
   views.reserve(requests.size());
+  // The batch's requests depend on nothing in it: one round trip (sent one
+  // after another today; docs/format/http-reading.md).
+  if (stats != nullptr && !requests.empty()) ++stats->round_trips;
   for (const ObjectRange& r : requests) {
     std::optional<uint64_t> size = reader.ObjectSize(r.path);
     if (!size) return Internal("the query core asked for an object the manifest does not name").WithPath(r.path);
@@ -18,7 +67,9 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
     get.range = ByteRange{r.offset, r.length};
     get.max_bytes = r.length;
     get.expected_size = *size;
+    if (stats != nullptr) ++stats->requests;
     VIGILO_ASSIGN_OR_RETURN(store::Bytes b, store.Get(r.path, get));
+    if (stats != nullptr) stats->bytes += b.size();
     views.push_back(b.span());
     bytes.push_back(std::move(b));
   }
@@ -26,26 +77,36 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
 }
 
 Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& store,
-                             std::vector<std::vector<float>> queries, QueryOptions options) {
+                             std::vector<std::vector<float>> queries, QueryOptions options, FetchStats* stats) {
   VIGILO_ASSIGN_OR_RETURN(auto run, QueryRun::Start(reader, std::move(queries), options));
+  RunCounter counter(reader, stats);
   std::vector<store::Bytes> bytes;
   std::vector<std::span<const uint8_t>> views;
-  while (!run->done()) {
-    VIGILO_RETURN_IF_ERROR(FetchRequests(store, reader, run->requests(), bytes, views));
-    VIGILO_RETURN_IF_ERROR(run->Supply(std::span<const std::span<const uint8_t>>(views)));
+  Status s = Status::Ok();
+  while (s.ok() && !run->done()) {
+    counter.Fetched(run->requests());
+    s = FetchRequests(store, reader, run->requests(), bytes, views, stats);
+    if (s.ok()) s = run->Supply(std::span<const std::span<const uint8_t>>(views));
   }
+  counter.Finish(/*needs_centroids=*/true);
+  if (!s.ok()) return s;
   return run->result();
 }
 
 Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
-                                std::vector<std::string> columns) {
+                                std::vector<std::string> columns, FetchStats* stats) {
   VIGILO_ASSIGN_OR_RETURN(auto lookup, SourceLookup::Start(reader, std::move(keys), std::move(columns)));
+  RunCounter counter(reader, stats);
   std::vector<store::Bytes> bytes;
   std::vector<std::span<const uint8_t>> views;
-  while (!lookup->done()) {
-    VIGILO_RETURN_IF_ERROR(FetchRequests(store, reader, lookup->requests(), bytes, views));
-    VIGILO_RETURN_IF_ERROR(lookup->Supply(std::span<const std::span<const uint8_t>>(views)));
+  Status s = Status::Ok();
+  while (s.ok() && !lookup->done()) {
+    counter.Fetched(lookup->requests());
+    s = FetchRequests(store, reader, lookup->requests(), bytes, views, stats);
+    if (s.ok()) s = lookup->Supply(std::span<const std::span<const uint8_t>>(views));
   }
+  counter.Finish(/*needs_centroids=*/false);
+  if (!s.ok()) return s;
   return lookup->result();
 }
 

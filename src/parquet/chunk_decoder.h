@@ -81,6 +81,9 @@ class ChunkDecoder {
   uint64_t rows_ = 0;
   uint64_t slots_ = 0;
   bool row_has_elements_ = false;
+  // The definition level the current row began with: an empty or null list
+  // may be continued only by entries at that same level (padding, see Levels).
+  int32_t row_start_def_ = 0;
 };
 
 }  // namespace vigilo::parquet::decode

@@ -132,8 +132,13 @@ Status ChunkDecoder::Levels(size_t n, int64_t* rows_started, size_t* non_null) {
       ++rows;
       ++started;
       row_has_elements_ = d >= d_rep;
+      row_start_def_ = d;
     } else {
       if (rows == 0) return InvalidFormat("the column chunk starts with repetition level 1").WithOffset(0);
+      // DuckDB writes a NULL fixed-size array (FLOAT[4]) as one entry per
+      // slot, every one at the null's definition level, and reads it back as
+      // NULL: such padding adds no element and leaves the list as it began.
+      if (!row_has_elements_ && d == row_start_def_) continue;
       if (!row_has_elements_) {
         return InvalidFormat("repetition level 1 continues an empty or null list (value " + std::to_string(i) +
                              ")")

@@ -244,6 +244,25 @@ TEST(ColumnReader, ListLevelErrors) {
   EXPECT_EQ(r.status().message(), "level 3 exceeds the maximum 2 (value 0)");
 }
 
+TEST(ColumnReader, NullFixedSizeArrayPaddingIsNull) {
+  // DuckDB writes a NULL FLOAT[3] as three entries at the null's definition
+  // level 0 (and an empty one at level 1 likewise); both read back as they began.
+  Column c = List3(Type::kFloat, kOpt, kOpt);
+  Bytes body = Concat({LevelsV1({0, 1, 1, 0, 1, 1, 0, 1, 1}, 1), LevelsV1({0, 0, 0, 3, 2, 3, 1, 1, 1}, 3),
+                       Plain(std::vector<float>{1, 2})});
+  auto r = Decode(c, DataPageV1(9, Encoding::kPlain, body), 9);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->list_offsets, (std::vector<uint64_t>{0, 0, 3, 3}));
+  EXPECT_EQ(r->row_valid, (std::vector<uint8_t>{0, 1, 1}));
+  EXPECT_EQ(r->element_valid, (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(r->values.floats, (std::vector<float>{1, 2}));
+  EXPECT_EQ(r->num_rows, 3u);
+  // Padding at another level than the row's own is still an error.
+  body = Concat({LevelsV1({0, 1}, 1), LevelsV1({0, 1}, 3), Plain(std::vector<float>{})});
+  EXPECT_EQ(Decode(c, DataPageV1(2, Encoding::kPlain, body), 2).status().message(),
+            "repetition level 1 continues an empty or null list (value 1)");
+}
+
 TEST(ColumnReader, V2RowCountMustMatch) {
   Column c = List3(Type::kFloat, kOpt, kOpt);
   Bytes p = DataPageV2(2, 0, 2, Encoding::kPlain, LevelsV2({0, 1}, 1), LevelsV2({3, 3}, 3),

@@ -174,6 +174,9 @@ Result<ListHeader> CompactReader::ReadListHeader() {
   size_t start = pos_;
   uint8_t b = bytes_[pos_++];
   uint8_t type = b & 0x0f;
+  // 0x00, an empty list of no element type, is what hyparquet-writer writes
+  // for a 0-row file's row_groups: nothing is read through the type.
+  if (b == 0) return ListHeader{CompactType::kStop, 0};
   if (!IsValidType(type)) {
     return ParseError("thrift: invalid list element type " + std::to_string(type)).WithOffset(start);
   }

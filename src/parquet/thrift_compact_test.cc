@@ -277,6 +277,18 @@ TEST(CompactContainers, SizeBombsFailBeforeAnyElement) {
   EXPECT_FALSE(CompactReader(zero).ReadListHeader().ok());
 }
 
+TEST(CompactContainers, EmptyListOfNoTypeIsEmpty) {
+  // hyparquet-writer's 0-row files hold row_groups as 0x00: size 0, type 0.
+  Bytes empty = {0x00};
+  auto h = CompactReader(empty).ReadListHeader();
+  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  EXPECT_EQ(h->size, 0u);
+  // Type 0 with one element, or with a size in the varint form, stays refused.
+  auto one = CompactReader(Bytes{0x10, 0}).ReadListHeader();
+  EXPECT_EQ(one.status().ToString(), "parse_error: thrift: invalid list element type 0 (at byte 0)");
+  EXPECT_FALSE(CompactReader(Bytes{0xf0, 0x00}).ReadListHeader().ok());
+}
+
 TEST(CompactContainers, WriterRefusesOversizedLengthsWithoutAllocating) {
   CompactWriter w;
   w.WriteListHeader(CompactType::kI32, size_t{1} << 31);

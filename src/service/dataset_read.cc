@@ -1,5 +1,7 @@
 #include "vigilo/service/dataset_read.h"
 
+#include "verified_fetch.h"
+
 #include <memory>
 #include <utility>
 
@@ -67,30 +69,12 @@ Result<RootLocator> RefFromFile(const std::string& path, control::Namespace ns) 
   return locator;
 }
 
-cases::IndexLimits IndexLimitsOf(const cases::BudgetConfig& budget) {
-  return cases::IndexLimits{budget.page_max_entries, budget.page_max_bytes,
-                            static_cast<int32_t>(budget.index_max_height)};
-}
-
-// Every object of one read: the cap checked before the request, then the
-// exact size and BLAKE3 (ObjectRef::Verify); counts what it fetched.
-class Fetcher {
+// The verified fetches of one read, plus the budget that caps them and the
+// index pages they walk.
+class Fetcher : public VerifiedFetcher {
  public:
-  Fetcher(const cases::BudgetConfig& budget, const cases::ObjectBytesFetch& fetch) : budget_(budget), fetch_(fetch) {}
-
-  Result<cases::VerifiedObject> Fetch(const cases::ObjectRef& ref, uint64_t max_bytes) {
-    VIGILO_RETURN_IF_ERROR(ref.Validate());
-    if (ref.byte_count > max_bytes) {
-      return LimitExceeded("object of " + std::to_string(ref.byte_count) + " bytes exceeds its " +
-                           std::to_string(max_bytes) + "-byte budget")
-          .WithPath(ref.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch_(ref, max_bytes));
-    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, ref.Verify(std::move(bytes), max_bytes));
-    ++objects;
-    bytes_fetched += ref.byte_count;
-    return object;
-  }
+  Fetcher(const cases::BudgetConfig& budget, const cases::ObjectBytesFetch& fetch)
+      : VerifiedFetcher(fetch), budget_(budget) {}
 
   // The page `expected` names, checked against its parent (FetchChildPage).
   Result<cases::OrdinalIndexPage> Page(const cases::IndexEntry& expected, int32_t level, int depth) {
@@ -104,12 +88,8 @@ class Fetcher {
 
   const cases::BudgetConfig& budget() const { return budget_; }
 
-  uint64_t objects = 0;
-  uint64_t bytes_fetched = 0;
-
  private:
   const cases::BudgetConfig& budget_;
-  const cases::ObjectBytesFetch& fetch_;
 };
 
 struct LoadedRoot {

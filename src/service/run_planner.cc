@@ -25,15 +25,6 @@ std::string Padded(int64_t v, int width) {
   return buf;
 }
 
-Uuid RandomUuidV4(store::RandomSource& random) {
-  Uuid::Bytes bytes{};
-  do {
-    random.Fill(bytes.data(), bytes.size());
-    bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40);  // version 4
-    bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);  // RFC 9562 variant
-  } while (Uuid(bytes).is_nil());
-  return Uuid(bytes);
-}
 
 // The admission record of a planning attempt: what decides every byte it
 // writes. run_id is drawn once and kept here, so a resumed attempt writes
@@ -237,7 +228,7 @@ class Planning {
     }
     store::RandomSource& random = target_.random != nullptr ? *target_.random : store::DefaultRandom();
     VIGILO_ASSIGN_OR_RETURN(std::string admission, PlanAdmission(dataset_root_, profile_, options_.budget,
-                                                                 target_.alias, RandomUuidV4(random)));
+                                                                 target_.alias, store::RandomUuidV4(random)));
     writer_.emplace(target_, control::Namespace::kRuns, name_, options_.lease_duration, options_.cancel);
     std::string match = WithoutRunId(admission);
     VIGILO_RETURN_IF_ERROR(

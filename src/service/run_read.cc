@@ -1,5 +1,7 @@
 #include "vigilo/service/run_read.h"
 
+#include "verified_fetch.h"
+
 #include <optional>
 #include <utility>
 #include <vector>
@@ -13,39 +15,7 @@
 namespace vigilo::service {
 namespace {
 
-cases::IndexLimits IndexLimitsOf(const cases::BudgetConfig& budget) {
-  return cases::IndexLimits{budget.page_max_entries, budget.page_max_bytes,
-                            static_cast<int32_t>(budget.index_max_height)};
-}
-
-// Every object of one read: the cap checked before the request, then the
-// exact size and BLAKE3 (ObjectRef::Verify); counts the bytes fetched.
-class Fetcher {
- public:
-  explicit Fetcher(const cases::ObjectBytesFetch& fetch) : fetch_(fetch) {}
-
-  Result<cases::VerifiedObject> Fetch(const cases::ObjectRef& ref, uint64_t max_bytes) {
-    VIGILO_RETURN_IF_ERROR(ref.Validate());
-    if (ref.byte_count > max_bytes) {
-      return LimitExceeded("object of " + std::to_string(ref.byte_count) + " bytes exceeds its " +
-                           std::to_string(max_bytes) + "-byte budget")
-          .WithPath(ref.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch_(ref, max_bytes));
-    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, ref.Verify(std::move(bytes), max_bytes));
-    bytes_fetched += ref.byte_count;
-    return object;
-  }
-  // An ObjectFetch (for the format library's walkers) with one byte cap.
-  cases::ObjectFetch Capped(uint64_t max_bytes) {
-    return [this, max_bytes](const cases::ObjectRef& ref) { return Fetch(ref, max_bytes); };
-  }
-
-  uint64_t bytes_fetched = 0;
-
- private:
-  const cases::ObjectBytesFetch& fetch_;
-};
+using Fetcher = VerifiedFetcher;
 
 // The run-plan root, decoded within the run budgets (every reader starts here).
 Result<cases::RunPlanManifest> LoadPlan(const cases::ObjectRef& root, const cases::BudgetConfig& budget,

@@ -145,6 +145,16 @@ Status ManualClock::SleepFor(Micros duration, const CancelToken* cancel) {
   return Status::Ok();
 }
 
+Uuid RandomUuidV4(RandomSource& random) {
+  Uuid::Bytes bytes{};
+  do {
+    random.Fill(bytes.data(), bytes.size());
+    bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40);  // version 4
+    bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);  // RFC 9562 variant
+  } while (Uuid(bytes).is_nil());
+  return Uuid(bytes);
+}
+
 RandomSource& DefaultRandom() {
   static SystemRandom random;
   return random;

@@ -402,7 +402,13 @@ TEST(HttpStoreNginxTest, AccessLogShowsOnlyGetsWithSingleRanges) {
   EXPECT_EQ(store->Get("pub/missing").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->Head("pub/data.parquet").status().code(), StatusCode::kUnimplemented);
 
+  // nginx writes a request's log line after it has sent the response, so
+  // the last line may land a moment after the client has it.
   std::vector<std::string> log = (*shared)->server().AccessLog();
+  for (int i = 0; i < 200 && log.size() < log_before + 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    log = (*shared)->server().AccessLog();
+  }
   log.erase(log.begin(), log.begin() + static_cast<std::ptrdiff_t>(log_before));
   const std::string object = prefix + "pub/data.parquet";
   EXPECT_EQ(log, (std::vector<std::string>{

@@ -146,6 +146,12 @@ else
   fi
 fi
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/http/tampered.sh
+source "$here/tampered.sh"
+# shellcheck source=tests/http/stats.sh
+source "$here/stats.sh"
+
 log=$tmp/nginx/access.log
 total=$(wc -l <"$log")
 [[ $total -gt 0 ]] && pass "nginx logged $total requests" || fail "nginx logged no request"

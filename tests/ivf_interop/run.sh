@@ -2,7 +2,7 @@
 # Vector publications built by `vigilo index build`, read by DuckDB
 # (tools/ivf_layout_check.mjs: manifest, footers, statistics and every row,
 # docs/format/publication-v1.md §2–§3; and every row's LVQ code decoded from the
-# spec against the input vector, §4) and validated by `vigilo index validate --deep`.
+# spec against the input vector, §4) and validated by `vigilo index verify --any-uuid`.
 #
 #   tests/ivf_interop/run.sh VIGILO_BIN
 #
@@ -83,11 +83,11 @@ layout() {
     [[ $rc -ne 0 ]] && ! grep -q '^FAIL' "$tmp/$name.check" && fail "$name: ivf_layout_check.mjs exited $rc"
   fi
   rc=0
-  "$vigilo" index validate --deep "$tmp/$name/manifest.json" >"$tmp/$name.validate" 2>&1 || rc=$?
+  "$vigilo" index verify --any-uuid "$tmp/$name/manifest.json" >"$tmp/$name.validate" 2>&1 || rc=$?
   if [[ $rc -eq 0 ]]; then
-    pass "$name: vigilo index validate --deep"
+    pass "$name: vigilo index verify --any-uuid"
   else
-    fail "$name: vigilo index validate --deep exited $rc: $(tail -c 600 "$tmp/$name.validate")"
+    fail "$name: vigilo index verify --any-uuid exited $rc: $(tail -c 600 "$tmp/$name.validate")"
   fi
 }
 
@@ -122,10 +122,10 @@ if build l2-lvq8 "${l2_args[@]}"; then
   else
     fail "tampered: ivf_layout_check.mjs failed without naming ${pair[0]}'s sha256: $(head -c 400 "$tmp/tampered.check")"
   fi
-  if "$vigilo" index validate --deep "$tmp/tampered/manifest.json" >/dev/null 2>&1; then
-    fail "tampered: vigilo index validate --deep accepted a replaced postings file"
+  if "$vigilo" index verify --any-uuid "$tmp/tampered/manifest.json" >/dev/null 2>&1; then
+    fail "tampered: vigilo index verify --any-uuid accepted a replaced postings file"
   else
-    pass "tampered: vigilo index validate --deep rejects a replaced postings file"
+    pass "tampered: vigilo index verify --any-uuid rejects a replaced postings file"
   fi
 
   # A directory that holds a publication is refused and left as it was.

@@ -5,6 +5,8 @@
 #               statistics, one row group by byte range); tools/interop_read_ours.mjs
 #   self/NAME   vigilo's writer -> `vigilo parquet cat` == NAME.expected.jsonl
 #   duck/NAME   DuckDB's writer -> `vigilo parquet cat` == DuckDB's own reading
+#   edge/NAME   edge files of DuckDB and hyparquet-writer (NULL fixed-size
+#               arrays, 0 rows) -> `vigilo parquet cat` == the peer's reading
 #
 #   tests/parquet_interop/run.sh BUILD_DIR
 #
@@ -81,6 +83,18 @@ if node "$root/tools/interop_duckdb_writes.mjs" "$tmp/duck" >"$tmp/duck.log" 2>&
 else
   echo "FAIL duck: interop_duckdb_writes.mjs failed"
   tail -n 20 "$tmp/duck.log"
+  count 1
+fi
+
+# 4. Edge files of mainstream writers (peer_edge_writes.mjs), read by our reader.
+if node "$root/tests/parquet_interop/peer_edge_writes.mjs" "$tmp/edge" >"$tmp/edge.log" 2>&1; then
+  for expected in "$tmp"/edge/*.expected.jsonl; do
+    name=$(basename "$expected" .expected.jsonl)
+    cat_check "edge/$name vigilo-cat" "$tmp/edge/$name.parquet" "$expected"
+  done
+else
+  echo "FAIL edge: peer_edge_writes.mjs failed"
+  tail -n 20 "$tmp/edge.log"
   count 1
 fi
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -38,12 +39,19 @@ struct Assignment {
 Result<Assignment> AssignNearest(std::span<const float> data, size_t m, size_t d, std::span<const float> centroids,
                                  size_t k, const AssignOptions& options = {});
 
+// Training progress: `done` of `total` steps, called on the calling thread
+// after each step (and once with done = 0 first), done strictly increasing up
+// to total. Optional: an empty function costs one test per step.
+using KMeansProgress = std::function<void(uint64_t done, uint64_t total)>;
+
 struct KMeansOptions {
   uint32_t iterations = 10;  // Lloyd iterations (assign + update); 0 returns the k-means++ seeds
   uint64_t seed = 0;
   uint32_t threads = 1;
   size_t block_rows = 1024;
   size_t block_centroids = 4096;
+  // One step per Lloyd iteration: total = iterations.
+  KMeansProgress progress;
 };
 
 struct KMeansResult {
@@ -70,8 +78,12 @@ struct TrainedHierarchy {
 // leaves apportioned to roots (ApportionLeaves), then k-means inside each
 // root's points. The root k-means uses DeriveSeed(seed, 0), root r's leaves
 // DeriveSeed(seed, r + 1). Requires 1 ≤ roots ≤ nlist ≤ n < 2^31.
+// `progress` counts (roots + 1)·iterations + 1 steps: the root Lloyd
+// iterations, the sample's assignment to roots, then each root's leaf
+// iterations (a root without points counts its iterations at once).
 Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n, size_t d, uint32_t roots, uint32_t nlist,
-                                 uint32_t iterations, uint64_t seed, uint32_t threads);
+                                 uint32_t iterations, uint64_t seed, uint32_t threads,
+                                 const KMeansProgress& progress = {});
 
 // Leaves per root, proportional to population, each ≥ 1 and ≤ max(1,
 // population), summing to exactly nlist: largest-remainder apportionment in

@@ -6,6 +6,7 @@
 // no copy and no system call per range.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -16,6 +17,20 @@
 
 namespace vigilo::ivf {
 
+// What a driver sent through the seam (`index query --stats`;
+// docs/format/http-reading.md, "Counting"). Counted by the driver, so the
+// numbers are the same whichever store answers.
+struct FetchStats {
+  uint64_t requests = 0;     // Gets through the seam (one ranged request each; retries inside the store not counted)
+  uint64_t round_trips = 0;  // dependent rounds: batches that could start only once the previous batch was answered
+  uint64_t bytes = 0;        // bytes the store returned
+  // Objects a run needed but did not fetch, because the reader held them
+  // from an earlier run in this process: the centroids, and the footer of a
+  // postings or source file whose other ranges were fetched.
+  uint64_t cache_hits = 0;
+  FetchStats& operator+=(const FetchStats& other);
+};
+
 // A driver's fetch: every request, in order, as one ranged Get through the
 // seam whose expected size is the object's manifest size (no HEAD; a store
 // holding another size is IntegrityError). `bytes` owns the answers (views of
@@ -23,11 +38,13 @@ namespace vigilo::ivf {
 // both are replaced. Internal for a path the manifest does not name.
 Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
                      const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
-                     std::vector<std::span<const uint8_t>>& views);
+                     std::vector<std::span<const uint8_t>>& views, FetchStats* stats = nullptr);
 
 // Drives a run to the end, fetching through `store` (keys = manifest paths:
-// a local publication is a store rooted at the manifest's directory).
+// a local publication is a store rooted at the manifest's directory). When
+// `stats` is given, the run's fetches are added to it.
 Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& store,
-                             std::vector<std::vector<float>> queries, QueryOptions options);
+                             std::vector<std::vector<float>> queries, QueryOptions options,
+                             FetchStats* stats = nullptr);
 
 }  // namespace vigilo::ivf

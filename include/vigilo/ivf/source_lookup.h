@@ -12,8 +12,9 @@
 
 namespace vigilo::ivf {
 
-// Drives a lookup to the end, fetching through `store` (FetchRequests).
+// Drives a lookup to the end, fetching through `store` (FetchRequests);
+// its fetches are added to `stats` when given.
 Result<SourceRows> LookupSource(PublicationReader& reader, store::ObjectStore& store, std::vector<int64_t> keys,
-                                std::vector<std::string> columns);
+                                std::vector<std::string> columns, FetchStats* stats = nullptr);
 
 }  // namespace vigilo::ivf

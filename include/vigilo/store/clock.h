@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "vigilo/common/status.h"
+#include "vigilo/common/uuid.h"
 
 namespace vigilo::store {
 
@@ -76,6 +77,10 @@ class RandomSource {
 
 // A process-wide generator seeded from the OS (getrandom), thread-safe.
 RandomSource& DefaultRandom();
+
+// A random, non-nil UUID version 4 (RFC 9562) from `random`: attempt ids,
+// run ids.
+Uuid RandomUuidV4(RandomSource& random);
 
 // Deterministic for tests (splitmix64 from a seed).
 class SeededRandom final : public RandomSource {
