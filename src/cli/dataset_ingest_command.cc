@@ -132,7 +132,7 @@ Status Ingest(const IngestArgs& a) {
   const service::IngestResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(service::IngestOutcomeName(r.outcome))));
+    rec.Add("outcome", json::Value(std::string(service::RootOutcomeName(r.outcome))));
     rec.Add("name", json::Value(r.name));
     rec.Add("version", json::Value::Uint(r.root_version));
     rec.Add("root", r.root.ToJson());
@@ -163,7 +163,7 @@ Status Ingest(const IngestArgs& a) {
     std::string what = r.outcome == service::IngestOutcome::kUnchanged
                            ? "unchanged: '" + r.name + "' already holds this dataset (version " +
                                  std::to_string(r.root_version) + ")"
-                           : std::string(service::IngestOutcomeName(r.outcome)) + " '" + r.name + "' version " +
+                           : std::string(service::RootOutcomeName(r.outcome)) + " '" + r.name + "' version " +
                                  std::to_string(r.root_version) + ": " + std::to_string(r.manifest.case_count) +
                                  " cases, " + std::to_string(r.objects_written) + " objects written" +
                                  (r.objects_replayed > 0

@@ -114,7 +114,7 @@ Status Plan(const PlanArgs& a) {
   const service::PlanRunResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(service::PlanOutcomeName(r.outcome))));
+    rec.Add("outcome", json::Value(std::string(service::RootOutcomeName(r.outcome))));
     rec.Add("name", json::Value(r.name));
     rec.Add("version", json::Value::Uint(r.root_version));
     rec.Add("root", r.root.ToJson());
@@ -136,7 +136,7 @@ Status Plan(const PlanArgs& a) {
     std::string what =
         r.outcome == service::PlanOutcome::kUnchanged
             ? "unchanged: '" + r.name + "' already holds this plan (version " + std::to_string(r.root_version) + ")"
-            : std::string(service::PlanOutcomeName(r.outcome)) + " run '" + r.name + "' version " +
+            : std::string(service::RootOutcomeName(r.outcome)) + " run '" + r.name + "' version " +
                   std::to_string(r.root_version) + ": " + std::to_string(r.cases_read) + " cases in " +
                   std::to_string(r.plan.chunk_count) + " chunks over " + std::to_string(r.plan.shards.size()) +
                   " shards, " + std::to_string(r.objects_written) + " objects written, verified";

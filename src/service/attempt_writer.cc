@@ -21,6 +21,18 @@ Status WithSuffix(const Status& s, const std::string& suffix) {
 
 }  // namespace
 
+std::string_view RootOutcomeName(RootOutcome outcome) {
+  switch (outcome) {
+    case RootOutcome::kPublished:
+      return "published";
+    case RootOutcome::kReplaced:
+      return "replaced";
+    case RootOutcome::kUnchanged:
+      return "unchanged";
+  }
+  return "unknown";
+}
+
 Status CheckWriteTarget(const WriteTarget& target) {
   if (target.control == nullptr || target.store == nullptr || target.governor == nullptr ||
       target.wall_clock == nullptr) {

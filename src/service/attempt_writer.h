@@ -45,7 +45,6 @@ class AttemptWriter {
   Status KeepLease();
   Status CheckCancelled() const;
 
-  enum class RootOutcome { kPublished, kReplaced, kUnchanged };
   struct PublishedRoot {
     RootOutcome outcome = RootOutcome::kPublished;
     control::RootRecord record;  // what the name holds now

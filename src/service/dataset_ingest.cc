@@ -274,20 +274,11 @@ class Ingestion {
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
                             writer_->PublishRoot(value, options_.replace, same, refusal));
     result.root_version = published.record.version;
-    switch (published.outcome) {
-      case AttemptWriter::RootOutcome::kPublished:
-        result.outcome = IngestOutcome::kPublished;
-        break;
-      case AttemptWriter::RootOutcome::kReplaced:
-        result.outcome = IngestOutcome::kReplaced;
-        break;
-      case AttemptWriter::RootOutcome::kUnchanged: {
-        result.outcome = IngestOutcome::kUnchanged;
-        VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
-        VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-        result.manifest = *theirs;
-        break;
-      }
+    result.outcome = published.outcome;
+    if (published.outcome == RootOutcome::kUnchanged) {
+      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
+      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
+      result.manifest = *theirs;
     }
     return Status::Ok();
   }
@@ -318,17 +309,6 @@ class Ingestion {
 
 }  // namespace
 
-std::string_view IngestOutcomeName(IngestOutcome outcome) {
-  switch (outcome) {
-    case IngestOutcome::kPublished:
-      return "published";
-    case IngestOutcome::kReplaced:
-      return "replaced";
-    case IngestOutcome::kUnchanged:
-      return "unchanged";
-  }
-  return "unknown";
-}
 
 Result<IngestResult> IngestDataset(const IngestInput& input, const IngestOptions& options,
                                    const IngestTarget& target) {

@@ -21,12 +21,12 @@
 #include "vigilo/store/fault_store.h"
 #include "vigilo/store/governor.h"
 #include "vigilo/store/memory_store.h"
+#include "service_test_support.h"
 
 namespace vigilo::service {
 namespace {
 
-constexpr store::Micros kSecond = 1'000'000;
-constexpr store::Micros kT0 = store::Micros{1'767'225'600} * kSecond;
+using testing::kSecond;
 
 std::string CaseJson(int i, const std::string& prompt_suffix = "") {
   char id[40];
@@ -44,35 +44,8 @@ std::string DatasetJson(int cases, const std::string& dataset_id = "demo-set", c
   return s + "]}";
 }
 
-class IngestTest : public ::testing::Test {
+class IngestTest : public testing::ServiceFixture {
  protected:
-  void SetUp() override {
-    scratch_ = std::filesystem::temp_directory_path() /
-               ("vigilo-ingest-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(scratch_);
-    std::filesystem::create_directories(scratch_ / "spool");
-    control::SqliteOptions options;
-    options.wall_clock = &wall_;
-    options.random = &random_;
-    auto opened = control::OpenSqliteControlStore((scratch_ / "control.sqlite3").string(), options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    control_ = std::move(*opened);
-    store::GovernorLimits limits;
-    limits.retry_backoff_base_ms = std::chrono::milliseconds(1);
-    limits.retry_backoff_cap_ms = std::chrono::milliseconds(1);
-    auto governor = store::RequestGovernor::Create(limits, steady_, random_);
-    ASSERT_TRUE(governor.ok()) << governor.status().ToString();
-    governor_ = std::move(*governor);
-  }
-  void TearDown() override { std::filesystem::remove_all(scratch_); }
-
-  std::string WriteInput(const std::string& name, const std::string& text) {
-    std::string path = (scratch_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-
   IngestOptions Options() {
     IngestOptions o;
     o.scratch_dir = scratch_ / "spool";
@@ -83,13 +56,7 @@ class IngestTest : public ::testing::Test {
   Result<IngestResult> Ingest(const std::string& path, store::ObjectStore& store, IngestOptions options) {
     IngestInput input;
     input.path = path;
-    IngestTarget target;
-    target.control = control_.get();
-    target.store = &store;
-    target.governor = governor_.get();
-    target.alias = "local";
-    target.ledger_store_id = "test-store";
-    target.wall_clock = &wall_;
+    IngestTarget target = Target(store);
     return IngestDataset(input, options, target);
   }
   Result<IngestResult> Ingest(const std::string& path) { return Ingest(path, *memory_, Options()); }
@@ -116,12 +83,6 @@ class IngestTest : public ::testing::Test {
     }
   }
 
-  std::filesystem::path scratch_;
-  store::ManualClock wall_{kT0};
-  store::ManualClock steady_{0};
-  store::SeededRandom random_{7};
-  std::unique_ptr<control::ControlStore> control_;
-  std::unique_ptr<store::RequestGovernor> governor_;
   std::unique_ptr<store::MemoryStore> memory_ = std::make_unique<store::MemoryStore>();
 };
 

@@ -27,12 +27,12 @@
 #include "vigilo/store/fault_store.h"
 #include "vigilo/store/governor.h"
 #include "vigilo/store/memory_store.h"
+#include "service_test_support.h"
 
 namespace vigilo::service {
 namespace {
 
-constexpr store::Micros kSecond = 1'000'000;
-constexpr store::Micros kT0 = store::Micros{1'767'225'600} * kSecond;
+using testing::kSecond;
 
 std::string CaseJson(int i) {
   char id[40];
@@ -56,35 +56,8 @@ std::string DatasetJson(int cases) {
   return ::testing::AssertionSuccess();
 }
 
-class IngestChecklistTest : public ::testing::Test {
+class IngestChecklistTest : public testing::ServiceFixture {
  protected:
-  void SetUp() override {
-    scratch_ = std::filesystem::temp_directory_path() /
-               ("vigilo-ingest-checklist-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(scratch_);
-    std::filesystem::create_directories(scratch_ / "spool");
-    control::SqliteOptions options;
-    options.wall_clock = &wall_;
-    options.random = &random_;
-    auto opened = control::OpenSqliteControlStore((scratch_ / "control.sqlite3").string(), options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    control_ = std::move(*opened);
-    store::GovernorLimits limits;
-    limits.retry_backoff_base_ms = std::chrono::milliseconds(1);
-    limits.retry_backoff_cap_ms = std::chrono::milliseconds(1);
-    auto governor = store::RequestGovernor::Create(limits, steady_, random_);
-    ASSERT_TRUE(governor.ok()) << governor.status().ToString();
-    governor_ = std::move(*governor);
-  }
-  void TearDown() override { std::filesystem::remove_all(scratch_); }
-
-  std::string WriteInput(const std::string& name, const std::string& text) {
-    std::string path = (scratch_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-
   IngestOptions Options() {
     IngestOptions o;
     o.scratch_dir = scratch_ / "spool";
@@ -96,13 +69,7 @@ class IngestChecklistTest : public ::testing::Test {
                               const std::string& alias = "local") {
     IngestInput input;
     input.path = path;
-    IngestTarget target;
-    target.control = control_.get();
-    target.store = &store;
-    target.governor = governor_.get();
-    target.alias = alias;
-    target.ledger_store_id = "test-store";
-    target.wall_clock = &wall_;
+    IngestTarget target = Target(store, alias);
     return IngestDataset(input, options, target);
   }
 
@@ -126,12 +93,6 @@ class IngestChecklistTest : public ::testing::Test {
     return plan;
   }
 
-  std::filesystem::path scratch_;
-  store::ManualClock wall_{kT0};
-  store::ManualClock steady_{0};
-  store::SeededRandom random_{7};
-  std::unique_ptr<control::ControlStore> control_;
-  std::unique_ptr<store::RequestGovernor> governor_;
   store::MemoryStore memory_;
 };
 

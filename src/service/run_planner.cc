@@ -397,20 +397,11 @@ class Planning {
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
                             writer_->PublishRoot(value, options_.replace, same, refusal));
     result.root_version = published.record.version;
-    switch (published.outcome) {
-      case AttemptWriter::RootOutcome::kPublished:
-        result.outcome = PlanOutcome::kPublished;
-        break;
-      case AttemptWriter::RootOutcome::kReplaced:
-        result.outcome = PlanOutcome::kReplaced;
-        break;
-      case AttemptWriter::RootOutcome::kUnchanged: {
-        result.outcome = PlanOutcome::kUnchanged;
-        VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
-        VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-        result.plan = std::move(*theirs);
-        break;
-      }
+    result.outcome = published.outcome;
+    if (published.outcome == RootOutcome::kUnchanged) {
+      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
+      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
+      result.plan = std::move(*theirs);
     }
     return Status::Ok();
   }
@@ -429,17 +420,6 @@ class Planning {
 
 }  // namespace
 
-std::string_view PlanOutcomeName(PlanOutcome outcome) {
-  switch (outcome) {
-    case PlanOutcome::kPublished:
-      return "published";
-    case PlanOutcome::kReplaced:
-      return "replaced";
-    case PlanOutcome::kUnchanged:
-      return "unchanged";
-  }
-  return "unknown";
-}
 
 Result<PlanRunResult> PlanRun(const cases::ObjectRef& dataset_root, const cases::ObjectBytesFetch& dataset_fetch,
                               const EvaluationProfile& profile, const PlanRunOptions& options,

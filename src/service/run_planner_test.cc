@@ -21,12 +21,12 @@
 #include "vigilo/store/fault_store.h"
 #include "vigilo/store/governor.h"
 #include "vigilo/store/memory_store.h"
+#include "service_test_support.h"
 
 namespace vigilo::service {
 namespace {
 
-constexpr store::Micros kSecond = 1'000'000;
-constexpr store::Micros kT0 = store::Micros{1'767'225'600} * kSecond;
+using testing::kSecond;
 
 // Case i: classification when i % 3 == 0, else generation; tagged "even"
 // when i is even.
@@ -60,41 +60,8 @@ const char* kProfile = R"({
   "shards": 3
 })";
 
-class PlanTest : public ::testing::Test {
+class PlanTest : public testing::ServiceFixture {
  protected:
-  void SetUp() override {
-    scratch_ = std::filesystem::temp_directory_path() /
-               ("vigilo-plan-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(scratch_);
-    std::filesystem::create_directories(scratch_ / "spool");
-    OpenControl("control.sqlite3");
-    store::GovernorLimits limits;
-    limits.retry_backoff_base_ms = std::chrono::milliseconds(1);
-    limits.retry_backoff_cap_ms = std::chrono::milliseconds(1);
-    governor_ = std::move(store::RequestGovernor::Create(limits, steady_, random_)).value();
-  }
-  void TearDown() override { std::filesystem::remove_all(scratch_); }
-
-  void OpenControl(const std::string& file) {
-    control::SqliteOptions options;
-    options.wall_clock = &wall_;
-    options.random = &random_;
-    control_ = std::move(control::OpenSqliteControlStore((scratch_ / file).string(), options)).value();
-  }
-
-  WriteTarget Target(store::ObjectStore& store) {
-    WriteTarget t;
-    t.control = control_.get();
-    t.store = &store;
-    t.governor = governor_.get();
-    t.alias = "local";
-    t.ledger_store_id = "test-store";
-    t.wall_clock = &wall_;
-    t.random = &random_;
-    return t;
-  }
-
   cases::ObjectRef Ingest(int cases, uint64_t max_cases_per_batch = 7) {
     std::string path = (scratch_ / "in.json").string();
     std::ofstream(path, std::ios::binary) << DatasetJson(cases);
@@ -127,12 +94,6 @@ class PlanTest : public ::testing::Test {
 
   cases::ObjectBytesFetch Fetch() { return cases::StoreBytesFetch(cases::SingleStore(*memory_)); }
 
-  std::filesystem::path scratch_;
-  store::ManualClock wall_{kT0};
-  store::ManualClock steady_{0};
-  store::SeededRandom random_{11};
-  std::unique_ptr<control::ControlStore> control_;
-  std::unique_ptr<store::RequestGovernor> governor_;
   std::unique_ptr<store::MemoryStore> memory_ = std::make_unique<store::MemoryStore>();
 };
 

@@ -81,12 +81,7 @@ struct IngestOptions {
 // Where the dataset goes.
 using IngestTarget = WriteTarget;
 
-enum class IngestOutcome {
-  kPublished,  // the name was free
-  kReplaced,   // `replace`: the name held another dataset, which this one replaced
-  kUnchanged,  // the name already held this very dataset: nothing published
-};
-std::string_view IngestOutcomeName(IngestOutcome outcome);  // "published", "replaced", "unchanged"
+using IngestOutcome = RootOutcome;
 
 struct IngestResult {
   IngestOutcome outcome = IngestOutcome::kPublished;

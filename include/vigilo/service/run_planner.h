@@ -39,8 +39,7 @@ struct PlanRunOptions {
   const store::CancelToken* cancel = nullptr;
 };
 
-enum class PlanOutcome { kPublished, kReplaced, kUnchanged };
-std::string_view PlanOutcomeName(PlanOutcome outcome);  // "published", "replaced", "unchanged"
+using PlanOutcome = RootOutcome;
 
 struct PlanRunResult {
   PlanOutcome outcome = PlanOutcome::kPublished;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "vigilo/control/control_store.h"
 #include "vigilo/store/clock.h"
@@ -21,6 +22,14 @@ struct WriteTarget {
   store::Clock* wall_clock = nullptr;          // leases (control::DefaultWallClock())
   store::RandomSource* random = nullptr;       // identifiers drawn once (run ids); null: store::DefaultRandom()
 };
+
+// What publishing a root under a name did.
+enum class RootOutcome {
+  kPublished,  // the name was free (or already held exactly this root)
+  kReplaced,   // `replace`: the name held another root, which this one replaced
+  kUnchanged,  // the name already held the same content: nothing was published
+};
+std::string_view RootOutcomeName(RootOutcome outcome);  // "published", "replaced", "unchanged"
 
 // Everything a write needs is there, the alias is valid and the store can
 // be written safely (conditional creates, read after create).
