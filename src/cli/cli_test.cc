@@ -622,6 +622,24 @@ void WriteIdTable(const std::string& path, const std::string& key_name) {
   ASSERT_TRUE((*sink)->Close().ok());
 }
 
+// A JSONL input's source table holds the key and the vector only: the build
+// says so instead of dropping the other members silently.
+TEST(CliTest, JsonlSourceSaysWhatItDoesNotCopy) {
+  std::string input = TempPath("members.jsonl");
+  std::string lines;
+  for (int i = 0; i < 40; ++i) {
+    lines += "{\"id\":\"doc-" + std::to_string(i) + "\",\"vec\":[" + std::to_string(i) + ".5,1]}\n";
+  }
+  WriteFile(input, lines);
+  std::string out = TempPath("members-pub");
+  std::filesystem::remove_all(out);
+  CliRun built = Vigilo("index build " + input + " --metric l2_squared --nlist 2 --source -q -o " + out);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_EQ(built.err,
+            "vigilo: note: the source table of a JSONL input holds its key and its vector only; other members are "
+            "not copied (a Parquet input keeps them)\n");
+}
+
 // Issue 18's first trap: built without --key, the key is the row position
 // `_row`; the user's own `id` column is a payload column, unchanged, that
 // `--columns id` returns; the vector column is not copied by default.
@@ -657,6 +675,12 @@ TEST(CliTest, IndexBuildKeepsTheUsersIdColumn) {
   EXPECT_NE(json.out.find(",\"_row\":33,\"id\":999769,\"query\":0,\"rank\":0,\"text\":\"doc-33\"}\n"),
             std::string::npos)
       << json.out;
+  // Without --columns, a generated key's hits carry the first payload
+  // column (the user's id), so nobody has to know about _row.
+  CliRun plain = Vigilo("index query " + out + " --vector [68.0625,69.0625,70.0625,71.0625] -k 1 --nprobe 8");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(TableRow(plain.out, 0), (std::vector<std::string>{"query", "rank", "_row", "_distance", "id"}));
+  EXPECT_EQ(TableRow(plain.out, 1)[4], "999769") << plain.out;
   // The vector column was not copied: asking for it names the columns there are.
   CliRun emb = Vigilo("index query " + out + "/manifest.json --vector [0,1,2,3] --columns emb");
   EXPECT_EQ(emb.exit_code, 8) << emb.err;

@@ -119,6 +119,14 @@ Status Build(const BuildArgs& a) {
   bar.Finish();
   if (!built.ok()) return built.status();
   const ivf::Manifest& m = built->manifest;
+  // A JSONL input's source table can hold only its key and its vector
+  // (source_copy.cc): say so rather than drop the other members silently.
+  if (m.source && a.columns.empty() && m.source->columns.size() <= 2 &&
+      (a.format == "jsonl" || std::filesystem::path(a.input).extension() == ".jsonl")) {
+    std::fprintf(stderr,
+                 "vigilo: note: the source table of a JSONL input holds its key and its vector only; other members "
+                 "are not copied (a Parquet input keeps them)\n");
+  }
   Record r;
   r.Add("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
   AddIndexSummary(r, m);
@@ -307,17 +315,30 @@ Status Query(const QueryArgs& a) {
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
+  // A publication whose key was generated (`_row`) answers with row
+  // positions users never chose, so without --columns its hits carry the
+  // first payload column that is not a list: the user's own id when it is
+  // the input's first column (docs/cli.md).
+  std::vector<std::string> payload_columns = a.columns;
+  if (payload_columns.empty() && manifest->source && manifest->source->key == ivf::kGeneratedKeyName) {
+    for (const ivf::Field& f : manifest->source->columns) {
+      if (f.name == manifest->source->key || f.type.kind == ivf::ColumnType::Kind::kFloatList) continue;
+      payload_columns.push_back(f.name);
+      break;
+    }
+  }
   ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
   fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
                           ivf::RunQuery(reader, *loaded.store, std::move(queries), options, &fetched[1]));
-  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload, PayloadOf(reader, *loaded.store, result, a.columns, &fetched[2]));
+  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload,
+                          PayloadOf(reader, *loaded.store, result, payload_columns, &fetched[2]));
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.
   const std::string& key_name = manifest->index.source_key[0].name;
   std::vector<std::string> columns = {"query", "rank", key_name, "_distance"};
-  columns.insert(columns.end(), a.columns.begin(), a.columns.end());
+  columns.insert(columns.end(), payload_columns.begin(), payload_columns.end());
   std::vector<Record> rows;
   rows.reserve(result.hits.size());
   for (size_t i = 0; i < result.hits.size(); ++i) {
@@ -329,9 +350,9 @@ Status Query(const QueryArgs& a) {
     r.Add(key_name, std::move(key_value));
     VIGILO_ASSIGN_OR_RETURN(json::Value distance, json::Parse(FloatText(h.distance)));
     r.Add("_distance", std::move(distance));
-    for (size_t c = 0; c < a.columns.size(); ++c) {
+    for (size_t c = 0; c < payload_columns.size(); ++c) {
       VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(payload.Value(i, c)));
-      r.Add(a.columns[c], std::move(value));
+      r.Add(payload_columns[c], std::move(value));
     }
     rows.push_back(std::move(r));
   }
@@ -339,7 +360,7 @@ Status Query(const QueryArgs& a) {
   if (a.stats) {
     PrintFetchStats("manifest", fetched[0]);
     PrintFetchStats("query", fetched[1]);
-    if (!a.columns.empty()) PrintFetchStats("payload", fetched[2]);
+    if (!payload_columns.empty()) PrintFetchStats("payload", fetched[2]);
     ivf::FetchStats total;
     for (const ivf::FetchStats& f : fetched) total += f;
     PrintFetchStats("total", total);
@@ -402,7 +423,9 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                     "Vector column/member of --queries (Parquet, JSONL); default: the manifest's vector-field");
   query->add_option("-k,--k", q->k, "Results per query (default 10)");
   query->add_option("--nprobe", q->nprobe, "Leaf lists probed per query (default 16)");
-  query->add_option("--columns", q->columns, "Payload columns from the source table, e.g. --columns title,label")
+  query->add_option("--columns", q->columns,
+                    "Payload columns from the source table, e.g. --columns title,label (default: with a generated "
+                    "_row key, the first payload column that is not a vector)")
       ->delimiter(',');
   query->add_flag("--json", q->output.json,
                   "One canonical JSON object per hit: query, rank, the key, _distance and the --columns");
