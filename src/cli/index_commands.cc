@@ -257,6 +257,7 @@ struct QueryArgs {
   std::vector<std::string> columns;
   OutputFlags output;
   bool stats = false;
+  bool no_cache = false;
 };
 
 // --stats: what each phase fetched, on stderr (stdout keeps the hits);
@@ -306,7 +307,7 @@ void ReportShortQueries(const ivf::QueryResult& result, size_t queries, const Qu
 
 Status Query(const QueryArgs& a) {
   if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
-  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
+  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest, !a.no_cache));
   const ivf::Manifest* manifest = &loaded.manifest;
   VIGILO_ASSIGN_OR_RETURN(auto queries,
                           LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
@@ -329,10 +330,12 @@ Status Query(const QueryArgs& a) {
   }
   ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
   fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
+  CacheTally tally(loaded);  // what the cache directory answered is no request
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
-                          ivf::RunQuery(reader, *loaded.store, std::move(queries), options, &fetched[1]));
+                          ivf::RunQuery(reader, tally.For(&fetched[1]), std::move(queries), options, &fetched[1]));
   VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload,
-                          PayloadOf(reader, *loaded.store, result, payload_columns, &fetched[2]));
+                          PayloadOf(reader, tally.For(&fetched[2]), result, payload_columns, &fetched[2]));
+  tally.Settle();
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.
@@ -431,6 +434,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                   "One canonical JSON object per hit: query, rank, the key, _distance and the --columns");
   query->add_flag("--stats", q->stats,
                   "Print to stderr what each phase fetched: requests, dependent round trips, bytes, cache hits");
+  query->add_flag("--no-cache", q->no_cache,
+                  "Over http(s), read no object from the cache directory and store none there (also VIGILO_CACHE=off)");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });
 
   struct InspectArgs {

@@ -4,8 +4,13 @@
 #include <cmath>
 #include <limits>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <string_view>
+#include <cstdlib>
 
 #include "vigilo/common/byte_source.h"
+#include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
@@ -43,7 +48,54 @@ std::string ManifestFileName(const std::string& manifest_path) {
   return (std::filesystem::path(manifest_path) / "manifest.json").string();
 }
 
-Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
+std::string ReadCacheDirectory() {
+  const char* off = std::getenv("VIGILO_CACHE");
+  if (off != nullptr && std::string_view(off) == "off") return "";
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  // The XDG base-directory rules: a relative value is ignored.
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/vigilo/ranges";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] == '/') return std::string(home) + "/.cache/vigilo/ranges";
+  return "";
+}
+
+Result<uint64_t> ReadCacheMaxBytes() {
+  const char* text = std::getenv("VIGILO_CACHE_MAX_BYTES");
+  if (text == nullptr) return store::kDefaultCacheMaxBytes;
+  std::string_view v(text);
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || value == 0) {
+    return InvalidArgument("VIGILO_CACHE_MAX_BYTES: '" + std::string(v) + "' is not a positive number of bytes");
+  }
+  return value;
+}
+
+namespace {
+
+// Wraps an http(s) publication's store in the cache directory, keyed by the
+// artifact-uuid (which commits to every object's size and digest) and the
+// base URL's hash (two servers may publish one artifact-uuid with different
+// bytes; the URL itself is never written to disk).
+Status UseCacheDirectory(const std::string& manifest_path, LoadedManifest& loaded) {
+  const std::string directory = ReadCacheDirectory();
+  if (directory.empty()) return Status::Ok();
+  VIGILO_ASSIGN_OR_RETURN(uint64_t max_bytes, ReadCacheMaxBytes());
+  VIGILO_ASSIGN_OR_RETURN(std::string base_hash,
+                          Sha256Hex(std::string_view(manifest_path).substr(0, manifest_path.rfind('/') + 1)));
+  auto caching = std::make_unique<store::CachingStore>(
+      std::move(loaded.store),
+      store::CachingStoreOptions{.directory = directory,
+                                 .cache_namespace = loaded.manifest.artifact_uuid.ToString() + " " + base_hash,
+                                 .max_bytes = max_bytes});
+  loaded.cache = caching.get();
+  loaded.store = std::move(caching);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<LoadedManifest> LoadManifest(const std::string& manifest_path, bool use_cache) {
   VIGILO_ASSIGN_OR_RETURN(PublicationStore publication, OpenPublicationStore(manifest_path));
   store::GetOptions get;
   get.max_bytes = ivf::kMaxManifestBytes;
@@ -62,7 +114,77 @@ Result<LoadedManifest> LoadManifest(const std::string& manifest_path) {
         store::IsHttpUrl(manifest_path) ? publication.manifest_key : ManifestFileName(manifest_path);
     return s.path().empty() ? std::move(s).WithPath(where) : std::move(s).PrependPath(where + ": ");
   }
-  return LoadedManifest{std::move(publication.store), std::move(*manifest), bytes->size()};
+  LoadedManifest loaded{std::move(publication.store), std::move(*manifest), bytes->size(), nullptr};
+  if (use_cache && store::IsHttpUrl(manifest_path)) VIGILO_RETURN_IF_ERROR(UseCacheDirectory(manifest_path, loaded));
+  return loaded;
+}
+
+// Between the driver and the cache: each Get is a hit when the cache's hit
+// count moved. The driver counts a round (++round_trips) before its Gets, so
+// the phase's round_trips at a Get names its round.
+class CacheTally::Observer final : public store::ObjectStore {
+ public:
+  explicit Observer(store::CachingStore& cache) : cache_(cache) {}
+
+  struct Phase {
+    uint64_t hits = 0, hit_bytes = 0;
+    std::set<uint64_t> rounds, fetched_rounds;
+  };
+
+  const store::Capabilities& capabilities() const override { return cache_.capabilities(); }
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
+    const uint64_t hits = cache_.counters().hits;
+    auto got = cache_.Get(key, options);
+    if (current_ != nullptr) {
+      Phase& p = phases_[current_];
+      const uint64_t round = current_->round_trips;
+      p.rounds.insert(round);
+      if (got.ok() && cache_.counters().hits > hits) {
+        ++p.hits;
+        p.hit_bytes += got->size();
+      } else {
+        p.fetched_rounds.insert(round);
+      }
+    }
+    return got;
+  }
+  Result<store::ObjectInfo> Head(std::string_view key) override { return cache_.Head(key); }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    return cache_.CreateIfAbsent(key, bytes);
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+    return cache_.BeginCreate(key);
+  }
+  Status Delete(std::string_view key) override { return cache_.Delete(key); }
+
+  store::CachingStore& cache_;
+  ivf::FetchStats* current_ = nullptr;
+  std::map<ivf::FetchStats*, Phase> phases_;
+};
+
+CacheTally::CacheTally(LoadedManifest& loaded) : loaded_(loaded) {
+  if (loaded.cache != nullptr) observer_ = std::make_unique<Observer>(*loaded.cache);
+}
+
+CacheTally::~CacheTally() = default;
+
+store::ObjectStore& CacheTally::For(ivf::FetchStats* phase) {
+  if (!observer_) return *loaded_.store;
+  observer_->current_ = phase;
+  observer_->phases_[phase];
+  return *observer_;
+}
+
+void CacheTally::Settle() {
+  if (!observer_) return;
+  for (auto& [stats, p] : observer_->phases_) {
+    stats->requests -= p.hits;
+    stats->bytes -= p.hit_bytes;
+    stats->cache_hits += p.hits;
+    stats->round_trips -= p.rounds.size() - p.fetched_rounds.size();
+  }
+  observer_->phases_.clear();
+  observer_->current_ = nullptr;
 }
 
 namespace {

@@ -11,7 +11,9 @@
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/input.h"
+#include "vigilo/ivf/query.h"
 #include "vigilo/ivf/types.h"
+#include "vigilo/store/caching_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::cli {
@@ -32,12 +34,44 @@ Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path);
 
 // That store, and manifest.json read through it (one Get capped at 64 MiB),
 // parsed and validated (publication-v1.md §2); errors name the file as given.
+// With `use_cache`, an http(s) publication's objects are then read through
+// the persistent cache directory (ReadCacheDirectory; the manifest itself
+// never is): `cache` points into `store`, null when no cache is used.
 struct LoadedManifest {
   std::unique_ptr<store::ObjectStore> store;
   ivf::Manifest manifest;
   uint64_t bytes = 0;
+  store::CachingStore* cache = nullptr;
 };
-Result<LoadedManifest> LoadManifest(const std::string& manifest_path);
+Result<LoadedManifest> LoadManifest(const std::string& manifest_path, bool use_cache = false);
+
+// The cache directory of http(s) reads (docs/format/http-reading.md, "The
+// cache directory"): $XDG_CACHE_HOME/vigilo/ranges, else
+// $HOME/.cache/vigilo/ranges; empty when VIGILO_CACHE=off or neither
+// variable names an absolute directory.
+std::string ReadCacheDirectory();
+// VIGILO_CACHE_MAX_BYTES, else store::kDefaultCacheMaxBytes; InvalidArgument
+// unless it is a positive decimal number.
+Result<uint64_t> ReadCacheMaxBytes();
+
+// --stats with a cache directory: the driver counts every Get it makes, so
+// each phase's fetches pass through here and what the directory answered
+// moves from requests and bytes to cache_hits; a round trip whose every
+// request was answered there is not one. Without a cache, a pass-through.
+class CacheTally {
+ public:
+  explicit CacheTally(LoadedManifest& loaded);
+  ~CacheTally();
+  // The store a phase reads through, the driver counting into `phase`.
+  store::ObjectStore& For(ivf::FetchStats* phase);
+  // Corrects every phase handed to For.
+  void Settle();
+
+ private:
+  class Observer;
+  LoadedManifest& loaded_;
+  std::unique_ptr<Observer> observer_;
+};
 
 // Where the query vectors come from (index query / eval): `vector`, one
 // JSON array given inline, as "@FILE" or as "-" (stdin); else every vector

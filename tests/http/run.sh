@@ -15,6 +15,7 @@ set -uo pipefail
 [[ $# -eq 1 ]] || { echo "usage: $0 VIGILO_BIN" >&2; exit 2; }
 vigilo=$1
 [[ $vigilo == /* ]] || vigilo=$PWD/$vigilo
+export VIGILO_CACHE=off  # every check reads cold and nothing lands in ~/.cache; cache.sh turns it on
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x $nginx_bin ]] || { echo "FAIL http: nginx is not installed (scripts/setup installs it)"; exit 1; }
 
@@ -151,6 +152,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/tampered.sh"
 # shellcheck source=tests/http/stats.sh
 source "$here/stats.sh"
+# shellcheck source=tests/http/cache.sh
+source "$here/cache.sh"
 
 log=$tmp/nginx/access.log
 total=$(wc -l <"$log")
