@@ -1,5 +1,7 @@
 #include "control_test_support.h"
 
+#include <sqlite3.h>
+
 #include <stdlib.h>
 
 #include <cstdio>
@@ -74,5 +76,31 @@ Uuid ControlTest::Id(int n) const {
 }
 
 std::string RootValue(const std::string& key) { return R"({"key":")" + key + R"("})"; }
+
+std::string RawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
+  sqlite3_busy_timeout(db, 5000);
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = rc == SQLITE_OK ? "" : (error != nullptr ? error : "error");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return message;
+}
+
+std::string RawQuery(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
+  sqlite3_stmt* stmt = nullptr;
+  std::string out = "no row";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+    const unsigned char* text = sqlite3_column_text(stmt, 0);
+    out = text != nullptr ? reinterpret_cast<const char*>(text) : "null";
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
 
 }  // namespace vigilo::control::testing_support

@@ -67,4 +67,10 @@ class ControlTest : public ::testing::TestWithParam<ControlBackend> {
 // A canonical root reference naming `key`: {"key":"<key>"}.
 std::string RootValue(const std::string& key);
 
+// Raw SQL on a SQLite control database, on a connection of its own (schema
+// and trigger tests): "" on success, else SQLite's message.
+std::string RawExec(const std::string& path, const std::string& sql);
+// The first column of the first row of `sql` as text ("no row", "null").
+std::string RawQuery(const std::string& path, const std::string& sql);
+
 }  // namespace vigilo::control::testing_support

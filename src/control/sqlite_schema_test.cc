@@ -17,36 +17,13 @@
 namespace vigilo::control {
 namespace {
 
+using testing_support::RawExec;
+using testing_support::RawQuery;
+
 using testing_support::kLease;
 using testing_support::kT0;
 using testing_support::RootValue;
 
-// Runs `sql` on its own connection; "" on success, else SQLite's message.
-std::string RawExec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
-  sqlite3_busy_timeout(db, 5000);
-  char* error = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  std::string message = rc == SQLITE_OK ? "" : (error != nullptr ? error : "error");
-  sqlite3_free(error);
-  sqlite3_close(db);
-  return message;
-}
-
-std::string RawQuery(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return "cannot open";
-  sqlite3_stmt* stmt = nullptr;
-  std::string out = "no row";
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-    const unsigned char* text = sqlite3_column_text(stmt, 0);
-    out = text != nullptr ? reinterpret_cast<const char*>(text) : "null";
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
-}
 
 class SqliteSchemaTest : public ::testing::Test {
  protected:
