@@ -5,6 +5,7 @@
 #include "vigilo/common/paths.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/json/write.h"
 
 namespace vigilo::service {
 namespace {
@@ -17,6 +18,12 @@ bool Retryable(StatusCode code) {
 Status WithSuffix(const Status& s, const std::string& suffix) {
   Status out(s.code(), std::string(s.message()) + suffix);
   return s.path().empty() ? out : std::move(out).WithPath(std::string(s.path()));
+}
+
+// The root reference a published record holds (its canonical JSON value).
+Result<cases::ObjectRef> RootRefOf(const control::RootRecord& record) {
+  VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
+  return cases::ObjectRef::FromJson(parsed, "$");
 }
 
 }  // namespace
@@ -129,10 +136,12 @@ cases::ObjectSink AttemptWriter::Sink(uint64_t max_object_bytes) {
 }
 
 Result<AttemptWriter::PublishedRoot> AttemptWriter::PublishRoot(
-    std::string_view value, bool replace, const std::function<Result<bool>(const control::RootRecord&)>& same,
+    const cases::ObjectRef& root, bool replace, const std::function<Result<bool>(const control::RootRecord&)>& same,
     const std::function<Status(const control::RootRecord&)>& refusal) {
+  VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(root.ToJson()));
   VIGILO_RETURN_IF_ERROR(KeepLease());
   PublishedRoot out;
+  out.root = root;
   Result<control::PublishOutcome> published = control_.PublishRoot(*lease_, value);
   if (!published.ok()) {
     if (published.status().code() != StatusCode::kAlreadyExists) return published.status();
@@ -143,6 +152,7 @@ Result<AttemptWriter::PublishedRoot> AttemptWriter::PublishRoot(
     VIGILO_ASSIGN_OR_RETURN(bool is_same, same(*current));
     if (is_same) {
       out.outcome = RootOutcome::kUnchanged;
+      VIGILO_ASSIGN_OR_RETURN(out.root, RootRefOf(*current));
       out.record = std::move(*current);
       AbandonAndClean();  // ours duplicates what is published
       return out;
@@ -165,8 +175,7 @@ Result<std::optional<cases::VerifiedObject>> AttemptWriter::FetchPublishedRoot(c
                                                                                uint64_t max_bytes) {
   VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
   if (owner.store != target_.ledger_store_id) return std::optional<cases::VerifiedObject>();
-  VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(record.value));
-  VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, cases::ObjectRef::FromJson(parsed, "$"));
+  VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, RootRefOf(record));
   VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, cases::StoreFetch(cases::SingleStore(governed_), max_bytes)(ref));
   return std::optional<cases::VerifiedObject>(std::move(object));
 }

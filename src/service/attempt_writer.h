@@ -48,15 +48,16 @@ class AttemptWriter {
   struct PublishedRoot {
     RootOutcome outcome = RootOutcome::kPublished;
     control::RootRecord record;  // what the name holds now
+    cases::ObjectRef root;       // its reference: `root` as given, or the existing one when kUnchanged
   };
-  // Publishes `value` (canonical JSON of the root reference) under the name,
+  // Publishes `root` (as canonical JSON) under the name,
   // fenced by the lease. When the name holds another value: if
   // `same(current)` (the same content written by another attempt) the
   // outcome is kUnchanged and this attempt is abandoned and its objects
   // deleted; else with `replace` a compare-and-set on the value read
   // (kReplaced); else `refusal(current)` is returned and the attempt is
   // kept resumable by OnFailure, so that a rerun with replace reuses it.
-  Result<PublishedRoot> PublishRoot(std::string_view value, bool replace,
+  Result<PublishedRoot> PublishRoot(const cases::ObjectRef& root, bool replace,
                                     const std::function<Result<bool>(const control::RootRecord&)>& same,
                                     const std::function<Status(const control::RootRecord&)>& refusal);
 

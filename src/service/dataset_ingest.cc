@@ -248,7 +248,6 @@ class Ingestion {
   }
 
   Status Publish(IngestResult& result) {
-    VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
     std::optional<cases::DatasetManifest> theirs;
     auto same = [&](const control::RootRecord& current) -> Result<bool> {
       VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
@@ -272,14 +271,11 @@ class Ingestion {
           .WithPath(name_);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
-                            writer_->PublishRoot(value, options_.replace, same, refusal));
+                            writer_->PublishRoot(result.root, options_.replace, same, refusal));
     result.root_version = published.record.version;
     result.outcome = published.outcome;
-    if (published.outcome == RootOutcome::kUnchanged) {
-      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
-      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-      result.manifest = *theirs;
-    }
+    result.root = published.root;
+    if (published.outcome == RootOutcome::kUnchanged) result.manifest = *theirs;
     return Status::Ok();
   }
 

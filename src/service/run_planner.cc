@@ -378,7 +378,6 @@ class Planning {
   }
 
   Status Publish(PlanRunResult& result) {
-    VIGILO_ASSIGN_OR_RETURN(std::string value, json::ToCanonical(result.root.ToJson()));
     std::optional<cases::RunPlanManifest> theirs;
     auto same = [&](const control::RootRecord& current) -> Result<bool> {
       VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
@@ -395,14 +394,11 @@ class Planning {
           .WithPath(name_);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
-                            writer_->PublishRoot(value, options_.replace, same, refusal));
+                            writer_->PublishRoot(result.root, options_.replace, same, refusal));
     result.root_version = published.record.version;
     result.outcome = published.outcome;
-    if (published.outcome == RootOutcome::kUnchanged) {
-      VIGILO_ASSIGN_OR_RETURN(json::Value parsed, json::Parse(published.record.value));
-      VIGILO_ASSIGN_OR_RETURN(result.root, cases::ObjectRef::FromJson(parsed, "$"));
-      result.plan = std::move(*theirs);
-    }
+    result.root = published.root;
+    if (published.outcome == RootOutcome::kUnchanged) result.plan = std::move(*theirs);
     return Status::Ok();
   }
 
