@@ -99,13 +99,8 @@ Status Ingest(const IngestArgs& a) {
     }
   }
 
-  std::optional<std::string> stores_file;
-  if (!a.stores_file.empty()) stores_file = a.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
-  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved,
-                          store::ResolveStore(config, a.store, store::OpenOptions{.writable = true, .create_root = true}));
-  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id, control::LedgerStoreId(a.store, resolved));
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> control, control::OpenDefaultControlStore());
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
+                          OpenWriteTarget(a.store, a.stores_file, /*create_root=*/true));
 
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
@@ -118,15 +113,7 @@ Status Ingest(const IngestArgs& a) {
       bar.Update(PhaseLabel(p.phase), p.cases, 0);
     }
   };
-  service::IngestTarget target;
-  target.control = control.get();
-  target.store = resolved.store.get();
-  target.governor = &store::DefaultGovernor();
-  target.alias = resolved.alias;
-  target.ledger_store_id = ledger_id;
-  target.wall_clock = &control::DefaultWallClock();
-
-  Result<service::IngestResult> done = service::IngestDataset(input, options, target);
+  Result<service::IngestResult> done = service::IngestDataset(input, options, opened->target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
   const service::IngestResult& r = *done;
@@ -188,9 +175,7 @@ void RegisterDatasetIngestCommand(CLI::App* dataset, Action* action) {
                   "Store to write: a configured alias, or a directory (a path with '/', or file://)")
       ->required()
       ->type_name("SPEC");
-  cmd->add_option("--stores", a->stores_file,
-                  "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
-                  "$XDG_DATA_HOME/vigilo/stores.json)");
+  cmd->add_option("--stores", a->stores_file, kStoresFlagHelp);
   cmd->add_option("--name", a->name, "Name to publish under (default: the dataset_id)");
   cmd->add_flag("--replace", a->replace, "Replace the dataset the name holds (it stays in the name's history)");
   cmd->add_option("--format", a->format, "json (a dataset document) or jsonl (one case per line); default: by "

@@ -140,18 +140,7 @@ Status Cases(const ReadArgs& args) {
 
 // NAME|REF, --store and --stores: what every command reading one dataset takes.
 void AddTargetFlags(CLI::App* command, ReadArgs* args) {
-  command
-      ->add_option("dataset", args->target,
-                   "A published name, or the manifest's reference: @FILE, - (stdin) or inline JSON")
-      ->required()
-      ->type_name("NAME|REF");
-  command->add_option("--store", args->store,
-                      "Store holding the objects: a configured alias, or a directory (a path with '/', or file://); "
-                      "default: where NAME was written, or the REF's configured storage alias")
-      ->type_name("SPEC");
-  command->add_option("--stores", args->stores_file,
-                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
-                      "$XDG_DATA_HOME/vigilo/stores.json)");
+  AddRootTargetFlags(command, "dataset", "A published name, or the manifest's reference: @FILE, - (stdin) or inline JSON", &args->target, &args->store, &args->stores_file);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/store/governor.h"
 
 namespace vigilo::cli {
 
@@ -17,6 +18,37 @@ Status UnderFlag(Status s) {
   std::string flag = FlagForSetting(s.path());
   if (flag.empty()) return s;
   return Status(s.code(), std::string(s.message())).WithPath(flag);
+}
+
+void AddRootTargetFlags(CLI::App* command, const char* positional, const char* description, std::string* target,
+                        std::string* store_spec, std::string* stores_file) {
+  command->add_option(positional, *target, description)->required()->type_name("NAME|REF");
+  command->add_option("--store", *store_spec,
+                      "Store holding the objects: a configured alias, or a directory (a path with '/', or file://); "
+                      "default: where NAME was written, or the REF's configured storage alias")
+      ->type_name("SPEC");
+  command->add_option("--stores", *stores_file, kStoresFlagHelp);
+}
+
+Result<std::unique_ptr<OpenedWriteTarget>> OpenWriteTarget(const std::string& store_spec,
+                                                           const std::string& stores_file, bool create_root) {
+  auto opened = std::make_unique<OpenedWriteTarget>();
+  std::optional<std::string> config_file;
+  if (!stores_file.empty()) config_file = stores_file;
+  VIGILO_ASSIGN_OR_RETURN(opened->config, store::StoreConfig::Load(config_file));
+  VIGILO_ASSIGN_OR_RETURN(opened->resolved,
+                          store::ResolveStore(opened->config, store_spec,
+                                              store::OpenOptions{.writable = true, .create_root = create_root}));
+  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id, control::LedgerStoreId(store_spec, opened->resolved));
+  VIGILO_ASSIGN_OR_RETURN(opened->control, control::OpenDefaultControlStore());
+  service::WriteTarget& t = opened->target;
+  t.control = opened->control.get();
+  t.store = opened->resolved.store.get();
+  t.governor = &store::DefaultGovernor();
+  t.alias = opened->resolved.alias;
+  t.ledger_store_id = std::move(ledger_id);
+  t.wall_clock = &control::DefaultWallClock();
+  return opened;
 }
 
 Result<std::unique_ptr<control::ControlStore>> OpenExistingControl() {

@@ -1,6 +1,7 @@
-// What the dataset and run read commands share: a NAME|REF opened to its
-// root and the stores its objects live in, the published-names listing,
-// and budget errors reported under the flag the user typed.
+// What the dataset and run commands share: a NAME|REF opened to its root
+// and the stores its objects live in, the store and control store a
+// publishing command writes to, the published-names listing, and budget
+// errors reported under the flag the user typed.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "vigilo/cases/object_io.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/service/dataset_read.h"
+#include "vigilo/service/write_target.h"
 #include "vigilo/store/config.h"
 
 namespace vigilo::cli {
@@ -19,6 +21,14 @@ namespace vigilo::cli {
 // Library errors name settings, never flags: a budget error whose path is a
 // setting a flag sets is reported under that flag.
 Status UnderFlag(Status s);
+
+// The help of every --stores flag.
+inline constexpr const char* kStoresFlagHelp =
+    "Stores config mapping aliases to stores (default: $VIGILO_STORES, else $XDG_DATA_HOME/vigilo/stores.json)";
+
+// A read command's NAME|REF positional (named `positional`), --store and --stores.
+void AddRootTargetFlags(CLI::App* command, const char* positional, const char* description, std::string* target,
+                        std::string* store_spec, std::string* stores_file);
 
 // The control store if it exists (a read never creates one).
 Result<std::unique_ptr<control::ControlStore>> OpenExistingControl();
@@ -35,6 +45,19 @@ struct OpenedRoot {
 // `store_spec` or a configured alias equal to its storage_alias.
 Result<OpenedRoot> OpenPublishedRoot(const std::string& target, const std::string& store_spec,
                                      const std::string& stores_file, const BudgetFlags& budget, control::Namespace ns);
+
+// Where a publishing command writes: the store `store_spec` names, opened
+// writable (its root directory created when `create_root`), its ledger id,
+// the control store, and the WriteTarget over them (the process's default
+// governor and wall clock). Heap-allocated: the target points into it.
+struct OpenedWriteTarget {
+  store::StoreConfig config;
+  store::ResolvedStore resolved;
+  std::unique_ptr<control::ControlStore> control;
+  service::WriteTarget target;
+};
+Result<std::unique_ptr<OpenedWriteTarget>> OpenWriteTarget(const std::string& store_spec,
+                                                           const std::string& stores_file, bool create_root);
 
 // The name, version and publication time of a named root (nothing for a REF).
 void AddPublication(const service::ResolvedRoot& resolved, Record* r);

@@ -59,28 +59,24 @@ Status Plan(const PlanArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(service::DatasetLocator locator,
                           service::ParseDatasetLocator(a.dataset, stdin_source.get()));
 
-  std::optional<std::string> stores_file;
-  if (!a.stores_file.empty()) stores_file = a.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
-  VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore resolved,
-                          store::ResolveStore(config, a.store, store::OpenOptions{.writable = true}));
-  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id, control::LedgerStoreId(a.store, resolved));
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> control, control::OpenDefaultControlStore());
-  VIGILO_ASSIGN_OR_RETURN(service::ResolvedDataset dataset, service::ResolveDataset(locator, control.get()));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
+                          OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));
+  const service::WriteTarget& target = opened->target;
+  VIGILO_ASSIGN_OR_RETURN(service::ResolvedDataset dataset, service::ResolveDataset(locator, target.control));
 
   // The dataset's objects: from the store its publishing attempt wrote to
   // when that is another store, else through the plan's store (and any
   // configured alias a reference names).
   std::unique_ptr<store::ObjectStore> dataset_store;
-  if (!dataset.ledger_store_id.empty() && dataset.ledger_store_id != ledger_id) {
+  if (!dataset.ledger_store_id.empty() && dataset.ledger_store_id != target.ledger_store_id) {
     VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
-                            store::ResolveStore(config, control::StoreSpecForLedgerId(dataset.ledger_store_id),
+                            store::ResolveStore(opened->config, control::StoreSpecForLedgerId(dataset.ledger_store_id),
                                                 store::OpenOptions{}));
     dataset_store = std::move(other.store);
   }
-  store::ObjectStore* plan_store = resolved.store.get();
-  std::string plan_alias = resolved.alias;
-  store::StoreSet stores(config, store::ResolvedStore{resolved.alias, nullptr, resolved.display});
+  store::ObjectStore* plan_store = target.store;
+  const std::string& plan_alias = target.alias;
+  store::StoreSet stores(opened->config, store::ResolvedStore{plan_alias, nullptr, opened->resolved.display});
   cases::ObjectBytesFetch dataset_fetch = cases::StoreBytesFetch(
       [&](std::string_view alias) -> Result<store::ObjectStore*> {
         if (dataset_store) return dataset_store.get();
@@ -100,14 +96,6 @@ Status Plan(const PlanArgs& a) {
   options.progress = [&bar](const service::PlanProgress& p) {
     bar.Update(p.phase == "planning" ? "planning cases" : p.phase, p.cases, p.total_cases);
   };
-  service::WriteTarget target;
-  target.control = control.get();
-  target.store = plan_store;
-  target.governor = &store::DefaultGovernor();
-  target.alias = plan_alias;
-  target.ledger_store_id = ledger_id;
-  target.wall_clock = &control::DefaultWallClock();
-
   Result<service::PlanRunResult> done = service::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
@@ -163,9 +151,7 @@ void RegisterRunPlanCommand(CLI::App* run, Action* action) {
                   "Store to write the plan to: a configured alias, or a directory (a path with '/', or file://)")
       ->required()
       ->type_name("SPEC");
-  cmd->add_option("--stores", a->stores_file,
-                  "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
-                  "$XDG_DATA_HOME/vigilo/stores.json)");
+  cmd->add_option("--stores", a->stores_file, kStoresFlagHelp);
   cmd->add_option("--name", a->name, "Name to publish the run under (default: DATASET_ID.PROFILE_ID)");
   cmd->add_flag("--replace", a->replace, "Replace the plan the name holds (it stays in the name's history)");
   AddReaderBudgetFlags(cmd, &a->budget);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "output.h"
+#include "published_roots.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/json/value.h"
@@ -120,9 +121,7 @@ void RegisterStoreCommands(CLI::App& app, Action* action) {
   cleanup->add_option("--store", args->store,
                       "Only this store: a configured alias, or a directory (a path with '/', or file://); default: "
                       "every store with cleanup work due");
-  cleanup->add_option("--stores", args->stores_file,
-                      "Stores config mapping aliases to stores (default: $VIGILO_STORES, else "
-                      "$XDG_DATA_HOME/vigilo/stores.json)");
+  cleanup->add_option("--stores", args->stores_file, kStoresFlagHelp);
   AddJsonFlag(cleanup, &args->output);
   cleanup->callback([args, action] { *action = [args] { return Cleanup(*args); }; });
 }
