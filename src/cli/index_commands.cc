@@ -330,12 +330,10 @@ Status Query(const QueryArgs& a) {
   }
   ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
   fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
-  CacheTally tally(loaded);  // what the cache directory answered is no request
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
-                          ivf::RunQuery(reader, tally.For(&fetched[1]), std::move(queries), options, &fetched[1]));
+                          ivf::RunQuery(reader, *loaded.store, std::move(queries), options, &fetched[1]));
   VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload,
-                          PayloadOf(reader, tally.For(&fetched[2]), result, payload_columns, &fetched[2]));
-  tally.Settle();
+                          PayloadOf(reader, *loaded.store, result, payload_columns, &fetched[2]));
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.

@@ -2,18 +2,18 @@
 
 #include <charconv>
 #include <cmath>
-#include <limits>
-#include <filesystem>
-#include <map>
-#include <set>
-#include <string_view>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string_view>
 
 #include "vigilo/common/byte_source.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "vigilo/store/caching_store.h"
+#include "vigilo/store/governor.h"
 #include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 
@@ -27,6 +27,13 @@ Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path) 
     size_t slash = manifest_path.rfind('/');
     std::string name = manifest_path.substr(slash + 1);
     if (name.empty()) name = "manifest.json";
+    // A query's round (its selected row-group runs) is fetched at once: the
+    // process's request permits are raised from case storage's 4 to
+    // kPublicationReadPermits before the first request (refused, and left
+    // as they are, once anything in the process has used them).
+    store::GovernorLimits limits;
+    limits.concurrent_remote_requests = kPublicationReadPermits;
+    (void)store::ConfigureDefaultGovernor(limits);
     VIGILO_ASSIGN_OR_RETURN(auto opened, store::OpenHttpStore({.base_url = manifest_path.substr(0, slash + 1),
                                                                .governor = nullptr,
                                                                .cancel = nullptr}));
@@ -88,7 +95,6 @@ Status UseCacheDirectory(const std::string& manifest_path, LoadedManifest& loade
       store::CachingStoreOptions{.directory = directory,
                                  .cache_namespace = loaded.manifest.artifact_uuid.ToString() + " " + base_hash,
                                  .max_bytes = max_bytes});
-  loaded.cache = caching.get();
   loaded.store = std::move(caching);
   return Status::Ok();
 }
@@ -114,77 +120,9 @@ Result<LoadedManifest> LoadManifest(const std::string& manifest_path, bool use_c
         store::IsHttpUrl(manifest_path) ? publication.manifest_key : ManifestFileName(manifest_path);
     return s.path().empty() ? std::move(s).WithPath(where) : std::move(s).PrependPath(where + ": ");
   }
-  LoadedManifest loaded{std::move(publication.store), std::move(*manifest), bytes->size(), nullptr};
+  LoadedManifest loaded{std::move(publication.store), std::move(*manifest), bytes->size()};
   if (use_cache && store::IsHttpUrl(manifest_path)) VIGILO_RETURN_IF_ERROR(UseCacheDirectory(manifest_path, loaded));
   return loaded;
-}
-
-// Between the driver and the cache: each Get is a hit when the cache's hit
-// count moved. The driver counts a round (++round_trips) before its Gets, so
-// the phase's round_trips at a Get names its round.
-class CacheTally::Observer final : public store::ObjectStore {
- public:
-  explicit Observer(store::CachingStore& cache) : cache_(cache) {}
-
-  struct Phase {
-    uint64_t hits = 0, hit_bytes = 0;
-    std::set<uint64_t> rounds, fetched_rounds;
-  };
-
-  const store::Capabilities& capabilities() const override { return cache_.capabilities(); }
-  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
-    const uint64_t hits = cache_.counters().hits;
-    auto got = cache_.Get(key, options);
-    if (current_ != nullptr) {
-      Phase& p = phases_[current_];
-      const uint64_t round = current_->round_trips;
-      p.rounds.insert(round);
-      if (got.ok() && cache_.counters().hits > hits) {
-        ++p.hits;
-        p.hit_bytes += got->size();
-      } else {
-        p.fetched_rounds.insert(round);
-      }
-    }
-    return got;
-  }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return cache_.Head(key); }
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return cache_.CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
-    return cache_.BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return cache_.Delete(key); }
-
-  store::CachingStore& cache_;
-  ivf::FetchStats* current_ = nullptr;
-  std::map<ivf::FetchStats*, Phase> phases_;
-};
-
-CacheTally::CacheTally(LoadedManifest& loaded) : loaded_(loaded) {
-  if (loaded.cache != nullptr) observer_ = std::make_unique<Observer>(*loaded.cache);
-}
-
-CacheTally::~CacheTally() = default;
-
-store::ObjectStore& CacheTally::For(ivf::FetchStats* phase) {
-  if (!observer_) return *loaded_.store;
-  observer_->current_ = phase;
-  observer_->phases_[phase];
-  return *observer_;
-}
-
-void CacheTally::Settle() {
-  if (!observer_) return;
-  for (auto& [stats, p] : observer_->phases_) {
-    stats->requests -= p.hits;
-    stats->bytes -= p.hit_bytes;
-    stats->cache_hits += p.hits;
-    stats->round_trips -= p.rounds.size() - p.fetched_rounds.size();
-  }
-  observer_->phases_.clear();
-  observer_->current_ = nullptr;
 }
 
 namespace {

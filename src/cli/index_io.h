@@ -13,7 +13,6 @@
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/query.h"
 #include "vigilo/ivf/types.h"
-#include "vigilo/store/caching_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::cli {
@@ -28,6 +27,10 @@ struct PublicationStore {
   std::unique_ptr<store::ObjectStore> store;
   std::string manifest_key;
 };
+// Request permits of a process reading a publication over http(s)
+// (docs/format/http-reading.md, "Parallel ranges").
+inline constexpr uint64_t kPublicationReadPermits = 16;
+
 // `manifest_path` is manifest.json's path or URL, or the publication's
 // directory (or base URL ending in '/').
 Result<PublicationStore> OpenPublicationStore(const std::string& manifest_path);
@@ -41,7 +44,6 @@ struct LoadedManifest {
   std::unique_ptr<store::ObjectStore> store;
   ivf::Manifest manifest;
   uint64_t bytes = 0;
-  store::CachingStore* cache = nullptr;
 };
 Result<LoadedManifest> LoadManifest(const std::string& manifest_path, bool use_cache = false);
 
@@ -53,25 +55,6 @@ std::string ReadCacheDirectory();
 // VIGILO_CACHE_MAX_BYTES, else store::kDefaultCacheMaxBytes; InvalidArgument
 // unless it is a positive decimal number.
 Result<uint64_t> ReadCacheMaxBytes();
-
-// --stats with a cache directory: the driver counts every Get it makes, so
-// each phase's fetches pass through here and what the directory answered
-// moves from requests and bytes to cache_hits; a round trip whose every
-// request was answered there is not one. Without a cache, a pass-through.
-class CacheTally {
- public:
-  explicit CacheTally(LoadedManifest& loaded);
-  ~CacheTally();
-  // The store a phase reads through, the driver counting into `phase`.
-  store::ObjectStore& For(ivf::FetchStats* phase);
-  // Corrects every phase handed to For.
-  void Settle();
-
- private:
-  class Observer;
-  LoadedManifest& loaded_;
-  std::unique_ptr<Observer> observer_;
-};
 
 // Where the query vectors come from (index query / eval): `vector`, one
 // JSON array given inline, as "@FILE" or as "-" (stdin); else every vector

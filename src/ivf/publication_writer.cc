@@ -85,6 +85,9 @@ parquet::WriterOptions Options(parquet::CompressionCodec codec, uint32_t page_by
   o.codec = codec;
   o.page_size = page_bytes;
   o.page_statistics = false;  // readers use the footer's chunk statistics only (publication-v1.md §3.3)
+  // Keeps a postings footer small enough for the reader's speculative 64 KiB
+  // tail read (docs/format/http-reading.md): LVQ codes are d bytes each.
+  o.max_statistics_value_bytes = 64;
   return o;
 }
 
@@ -144,6 +147,7 @@ struct PostingsWriter::OpenFile {
   std::unique_ptr<ObjectSink> sink;
   std::unique_ptr<parquet::FileWriter> writer;
   uint64_t rows = 0;
+  uint64_t row_groups = 0;
   uint64_t min_cid = 0;
   uint64_t max_cid = 0;
 };
@@ -159,7 +163,7 @@ Result<std::unique_ptr<PostingsWriter>> PostingsWriter::Open(store::OwnedWrites&
                                                              std::vector<uint64_t> cid_offsets,
                                                              PostingsLayout layout) {
   if (index.source_key.size() != 1) return Unimplemented("the postings writer takes exactly one source-key field");
-  if (layout.max_row_group_rows == 0 || layout.max_file_bytes == 0) {
+  if (layout.max_row_group_rows == 0 || layout.max_file_bytes == 0 || layout.max_row_groups_per_file == 0) {
     return InvalidArgument("postings row-group and file caps must be positive");
   }
   std::vector<ColumnSpec> columns = {Required("cid", ColumnKind::kInt32)};
@@ -204,6 +208,7 @@ Status PostingsWriter::WriteRowGroup(uint32_t cid, const LeafRows& rows, size_t 
   if (file_->rows == 0) file_->min_cid = cid;
   file_->max_cid = cid;
   file_->rows += end - begin;
+  ++file_->row_groups;
   return Status::Ok();
 }
 
@@ -225,7 +230,8 @@ Status PostingsWriter::AddLeaf(uint32_t cid, const LeafRows& rows) {
   for (size_t begin = 0; begin < n; begin += layout_.max_row_group_rows) {
     size_t end = std::min<size_t>(n, begin + layout_.max_row_group_rows);
     uint64_t estimate = (end - begin) * row_bytes + 4096;  // + page and chunk headers
-    if (file_ && file_->rows > 0 && file_->sink->size() + estimate > layout_.max_file_bytes) {
+    if (file_ && file_->rows > 0 &&
+        (file_->sink->size() + estimate > layout_.max_file_bytes || file_->row_groups >= layout_.max_row_groups_per_file)) {
       VIGILO_RETURN_IF_ERROR(CloseFile());
     }
     if (!file_) VIGILO_RETURN_IF_ERROR(OpenNext(bucket));

@@ -112,6 +112,53 @@ TEST_F(PublicationWriterTest, CapsFileBytes) {
   EXPECT_EQ((*files)[2].min_cid, 2u);
 }
 
+TEST_F(PublicationWriterTest, CapsRowGroupsPerFile) {
+  PostingsLayout layout;
+  layout.max_row_group_rows = 2;
+  layout.max_row_groups_per_file = 2;  // 5 row groups (leaves of 2, 4 and 4 rows) go 2 + 2 + 1
+  auto w = PostingsWriter::Open(writes_, Index(3, 10), {0, 3}, layout);
+  ASSERT_TRUE(w.ok());
+  for (uint32_t cid = 0; cid < 3; ++cid) ASSERT_TRUE((*w)->AddLeaf(cid, Rows(cid == 0 ? 2 : 4, cid * 4, 1)).ok());
+  auto files = (*w)->Finish();
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 3u);
+  EXPECT_EQ(((*files)[0].min_cid), 0u);
+  EXPECT_EQ(((*files)[0].max_cid), 1u);
+  EXPECT_EQ(((*files)[1].min_cid), 1u);  // leaf 1's second row group starts a new file
+  EXPECT_EQ(((*files)[1].max_cid), 2u);
+  EXPECT_EQ(((*files)[2].min_cid), 2u);  // leaf 2's second row group
+  EXPECT_EQ(((*files)[2].rows), 2u);
+  for (const PostingsFile& f : *files) {
+    auto file = StoredParquet::Open(store_, f.object.path);
+    ASSERT_TRUE(file.ok());
+    EXPECT_LE(file->footer().metadata.row_groups.size(), 2u);
+  }
+  layout.max_row_groups_per_file = 0;
+  EXPECT_EQ(PostingsWriter::Open(writes_, Index(3, 10), {0, 3}, layout).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(PublicationWriterTest, LongCodesHaveNoStatisticsCidAndKeyKeepTheirs) {
+  for (uint64_t d : {64u, 65u}) {  // lvq8: d-byte codes; bounds of more than 64 bytes are left out
+    IndexSpec index = Index(3, 2);
+    index.encoding = Encoding::kLvq8;
+    index.dimension = d;
+    auto w = PostingsWriter::Open(writes_, index, {0, 1, 3}, {});  // cid 0 and 1: separate buckets and files
+    ASSERT_TRUE(w.ok());
+    LeafRows rows = Rows(2, 0, 1);
+    rows.codes.assign(2 * d, 0x41);
+    ASSERT_TRUE((*w)->AddLeaf(d == 64 ? 0 : 1, rows).ok());
+    auto files = (*w)->Finish();
+    ASSERT_TRUE(files.ok());
+    auto file = StoredParquet::Open(store_, (*files)[0].object.path);
+    ASSERT_TRUE(file.ok());
+    const auto& cols = file->footer().metadata.row_groups[0].columns;
+    EXPECT_TRUE(cols[0].meta_data->statistics->min_value);  // cid: exact bounds, always
+    EXPECT_TRUE(cols[1].meta_data->statistics->min_value);  // the key
+    EXPECT_EQ(cols[4].meta_data->statistics->min_value.has_value(), d == 64) << d;
+    EXPECT_EQ(cols[4].meta_data->statistics->null_count, 0);
+  }
+}
+
 TEST_F(PublicationWriterTest, CentroidsAndManifestComplete) {
   std::vector<float> leaves = {0, 1, 2, 3, 4, 5, -1, 0, 1, 9, 9, 9, 1, 1, 0};  // 5 leaves, d = 3
   auto lvq = EncodeLvqRows(Encoding::kLvq8, leaves, 3);

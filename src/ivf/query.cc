@@ -315,8 +315,7 @@ Status QueryRun::PlanFooters() {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed) || reader_.footers_.count(i) != 0) continue;
     footer_files_.push_back(i);
-    uint64_t tail = std::min(f.object.size, options_.footer_tail_bytes);
-    requests_.push_back(ObjectRange{f.object.path, f.object.size - tail, tail});
+    requests_.push_back(FooterTailRequest(f.object, options_.footer_tail_bytes));
   }
   if (!requests_.empty()) {
     stage_ = Stage::kFooters;
@@ -329,6 +328,7 @@ Status QueryRun::PlanChunks() {
   const Manifest& m = reader_.manifest();
   const std::set<uint32_t>& probed = probed_;
   slices_.clear();
+  RangePlanner planner(options_.ranges);
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed)) continue;
@@ -340,18 +340,12 @@ Status QueryRun::PlanChunks() {
         begin = std::min(begin, r.offset);
         end = std::max(end, r.offset + r.length);
       }
-      ChunkSlice slice{i, g, group.cid, group.first_row};
-      // Coalesce with the previous request when this span continues it.
-      if (!requests_.empty() && requests_.back().path == f.object.path &&
-          requests_.back().offset + requests_.back().length == begin) {
-        requests_.back().length = end - requests_.back().offset;
-        slices_.back().push_back(slice);
-      } else {
-        requests_.push_back(ObjectRange{f.object.path, begin, end - begin});
-        slices_.push_back({slice});
-      }
+      const size_t request = planner.Add(f.object.path, begin, end - begin);
+      if (request == slices_.size()) slices_.emplace_back();
+      slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
     }
   }
+  requests_ = planner.Take();
   stage_ = Stage::kChunks;
   if (requests_.empty()) stage_ = Stage::kDone;  // nothing probed holds postings
   return Status::Ok();
@@ -395,12 +389,13 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
       for (size_t i = 0; i < responses.size(); ++i) {
         size_t file = footer_files_[i];
         const PostingsFile& f = m.postings[file];
-        auto parsed = parquet::ParseFooter(responses[i], f.object.size);
-        if (!parsed.ok()) {
-          s = parsed.status().path().empty() ? parsed.status().WithPath(f.object.path) : parsed.status();
+        auto step = ReadFooterTail(f.object, responses[i]);
+        if (!step.ok()) {
+          s = step.status();
           break;
         }
-        if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
+        if (step->footer) {
+          parquet::Footer* footer = &*step->footer;
           // Cached first: the groups point into the cached footer.
           const parquet::Footer& cached = reader_.footers_.emplace(file, std::move(*footer)).first->second;
           auto groups = IndexPostingsFooter(m, f, cached);
@@ -421,9 +416,8 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           reader_.postings_columns_.emplace(file, std::move(columns));
           reader_.groups_.emplace(file, std::move(*groups));
         } else {
-          uint64_t tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
           again.push_back(file);
-          more.push_back(ObjectRange{f.object.path, f.object.size - tail, tail});
+          more.push_back(std::move(*step->more));
         }
       }
       if (!s.ok()) break;

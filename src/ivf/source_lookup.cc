@@ -66,10 +66,8 @@ Status SourceLookup::PlanFooters() {
         std::find(footer_files_.begin(), footer_files_.end(), w.file) != footer_files_.end()) {
       continue;
     }
-    const ObjectDescriptor& o = s.files[w.file].object;
-    uint64_t tail = std::min(o.size, footer_tail_bytes_);
     footer_files_.push_back(w.file);
-    requests_.push_back(ObjectRange{o.path, o.size - tail, tail});
+    requests_.push_back(FooterTailRequest(s.files[w.file].object, footer_tail_bytes_));
   }
   if (!requests_.empty()) {
     stage_ = Stage::kFooters;
@@ -141,19 +139,14 @@ Status SourceLookup::PlanChunks() {
   std::stable_sort(all.begin(), all.end(), [](const Chunk& a, const Chunk& b) {
     return a.file != b.file ? a.file < b.file : a.offset < b.offset;
   });
-  requests_.clear();
   chunks_.clear();
+  RangePlanner planner;
   for (const Chunk& c : all) {
-    const std::string& path = s.files[c.file].object.path;
-    if (!requests_.empty() && requests_.back().path == path &&
-        requests_.back().offset + requests_.back().length == c.offset) {
-      requests_.back().length += c.length;
-      chunks_.back().push_back(c);
-    } else {
-      requests_.push_back(ObjectRange{path, c.offset, c.length});
-      chunks_.push_back({c});
-    }
+    const size_t request = planner.Add(s.files[c.file].object.path, c.offset, c.length);
+    if (request == chunks_.size()) chunks_.emplace_back();
+    chunks_[request].push_back(c);
   }
+  requests_ = planner.Take();
   stage_ = Stage::kChunks;
   return Status::Ok();
 }
@@ -178,17 +171,16 @@ Status SourceLookup::Supply(std::span<const std::span<const uint8_t>> responses)
     for (size_t i = 0; i < responses.size() && status.ok(); ++i) {
       size_t file = footer_files_[i];
       const ObjectDescriptor& o = s.files[file].object;
-      auto parsed = parquet::ParseFooter(responses[i], o.size);
-      if (!parsed.ok()) {
-        status = parsed.status().path().empty() ? parsed.status().WithPath(o.path) : parsed.status();
-      } else if (auto* footer = std::get_if<parquet::Footer>(&*parsed)) {
-        reader_.source_footers_.emplace(file, std::move(*footer));
+      auto step = ReadFooterTail(o, responses[i]);
+      if (!step.ok()) {
+        status = step.status();
+      } else if (step->footer) {
+        reader_.source_footers_.emplace(file, std::move(*step->footer));
         status = CheckFooter(file);
         if (!status.ok()) reader_.source_footers_.erase(file);  // not cached: it does not match the manifest
       } else {
-        uint64_t tail = std::get<parquet::NeedMoreBytes>(*parsed).tail_bytes;
         again.push_back(file);
-        more.push_back(ObjectRange{o.path, o.size - tail, tail});
+        more.push_back(std::move(*step->more));
       }
     }
     if (status.ok()) {

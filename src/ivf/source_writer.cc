@@ -164,6 +164,7 @@ Status SourceWriter::FlushRowGroup() {
     VIGILO_ASSIGN_OR_RETURN(f->sink, ObjectSink::Create(writes_, f->path));
     parquet::WriterOptions options;
     options.codec = layout_.codec;
+    options.max_statistics_value_bytes = 64;  // keeps footers within the reader's speculative tail read
     VIGILO_ASSIGN_OR_RETURN(f->writer, parquet::FileWriter::Open(specs_, options, f->sink.get()));
     file_ = std::move(f);
   }

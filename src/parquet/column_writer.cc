@@ -166,7 +166,7 @@ Status ColumnChunkWriter::EncodeDataPage(const std::vector<uint8_t>& rep, const 
   dp.encoding = encoding;
   dp.definition_level_encoding = Encoding::kRle;
   dp.repetition_level_encoding = Encoding::kRle;
-  if (options_.page_statistics) dp.statistics = stats.Build();
+  if (options_.page_statistics) dp.statistics = stats.Build(options_.max_statistics_value_bytes);
   header.data_page_header = std::move(dp);
   VIGILO_RETURN_IF_ERROR(EncodePage(std::move(header), body));
   ++data_pages_;
@@ -236,7 +236,7 @@ Result<std::vector<uint8_t>> ColumnChunkWriter::FinishChunk(int64_t file_offset,
   VIGILO_ASSIGN_OR_RETURN(md->total_compressed_size, CheckedCast<int64_t>(bytes_.size()));
   md->data_page_offset = file_offset + (dict ? dictionary_page_size_ : 0);
   if (dict) md->dictionary_page_offset = file_offset;
-  md->statistics = chunk_stats_.Build();
+  md->statistics = chunk_stats_.Build(options_.max_statistics_value_bytes);
   std::vector<PageEncodingStats> es;
   if (dict) es.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
   es.push_back({PageType::kDataPage, dict ? Encoding::kRleDictionary : Encoding::kPlain, data_pages_});

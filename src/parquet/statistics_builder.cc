@@ -104,7 +104,7 @@ void StatisticsBuilder::Reset() {
   legacy_smax_.clear();
 }
 
-Statistics StatisticsBuilder::Build() const {
+Statistics StatisticsBuilder::Build(size_t max_value_bytes) const {
   Statistics s;
   s.null_count = null_count_;
   if (!has_) return s;
@@ -144,6 +144,7 @@ Statistics StatisticsBuilder::Build() const {
       break;
   }
   bool bytes = type_ == Type::kByteArray || type_ == Type::kFixedLenByteArray;
+  if (bytes && (lo.size() > max_value_bytes || hi.size() > max_value_bytes)) return s;
   s.min = bytes ? legacy_lo : lo;
   s.max = bytes ? legacy_hi : hi;
   s.min_value = std::move(lo);

@@ -88,6 +88,26 @@ TEST(StatisticsBuilder, EmptyStringIsAValue) {
   EXPECT_EQ(*s.max_value, "z");
 }
 
+TEST(StatisticsBuilder, LongByteBoundsAreOmittedNotTruncated) {
+  StatisticsBuilder b(Type::kByteArray);
+  b.AddBytes("abcd");
+  b.AddBytes("abcde");
+  b.AddNulls(2);
+  Statistics fits = b.Build(5);
+  EXPECT_EQ(*fits.min_value, "abcd");
+  EXPECT_EQ(*fits.max_value, "abcde");
+  Statistics over = b.Build(4);  // the max is 5 bytes: no bounds at all, only the null count
+  EXPECT_FALSE(over.min_value);
+  EXPECT_FALSE(over.max_value);
+  EXPECT_FALSE(over.min);
+  EXPECT_FALSE(over.max);
+  EXPECT_FALSE(over.is_min_value_exact);
+  EXPECT_EQ(over.null_count, 2);
+  StatisticsBuilder ints(Type::kInt64);  // fixed-width types are never dropped
+  ints.AddInteger(7);
+  EXPECT_TRUE(ints.Build(0).min_value);
+}
+
 TEST(StatisticsBuilder, MergeEqualsAddingEverything) {
   StatisticsBuilder a(Type::kByteArray), b(Type::kByteArray), all(Type::kByteArray);
   for (const char* v : {"m", "b"}) {

@@ -85,27 +85,68 @@ std::string CachingStore::EntryPath(std::string_view key, uint64_t object_size, 
   return options_.directory + "/" + (digest.ok() ? Hex(*digest) : std::string());
 }
 
-Result<Bytes> CachingStore::Get(std::string_view key, const GetOptions& options) {
-  if (!options.expected_size) return inner_->Get(key, options);
-  // A request the seam refuses is the inner store's to refuse, with its own
-  // words; a cache hit must never turn an error into bytes.
-  if (!ValidateStoreKey(key).ok()) return inner_->Get(key, options);
+// The entry a Get may use, or nullopt when it is not cacheable: no size
+// stated, or a request the seam refuses (the inner store's to refuse, with
+// its own words: a cache hit must never turn an error into bytes).
+std::optional<CachingStore::Slot> CachingStore::SlotFor(std::string_view key, const GetOptions& options) const {
+  if (!options.expected_size || !ValidateStoreKey(key).ok()) return std::nullopt;
   auto plan = PlanGet(key, *options.expected_size, options);
-  if (!plan.ok() || plan->length == 0) return inner_->Get(key, options);
-  const std::string path = EntryPath(key, *options.expected_size, *plan);
-  Bytes cached;
-  if (ReadEntry(path, plan->length, &cached)) {
-    hits_.fetch_add(1);
-    hit_bytes_.fetch_add(cached.size());
-    return cached;
-  }
-  VIGILO_ASSIGN_OR_RETURN(Bytes fetched, inner_->Get(key, options));
+  if (!plan.ok() || plan->length == 0) return std::nullopt;
+  return Slot{EntryPath(key, *options.expected_size, *plan), plan->length};
+}
+
+bool CachingStore::Lookup(const Slot& slot, Bytes* out) {
+  if (!ReadEntry(slot.path, slot.length, out)) return false;
+  hits_.fetch_add(1);
+  hit_bytes_.fetch_add(out->size());
+  return true;
+}
+
+void CachingStore::Keep(const Slot& slot, const Bytes& fetched) {
   misses_.fetch_add(1);
   // A range larger than the whole bound would only be evicted at once.
-  if (fetched.size() == plan->length && plan->length + kDigestSize <= options_.max_bytes) {
-    WriteEntry(path, fetched.span());
+  if (fetched.size() == slot.length && slot.length + kDigestSize <= options_.max_bytes) {
+    WriteEntry(slot.path, fetched.span());
   }
+}
+
+Result<Bytes> CachingStore::Get(std::string_view key, const GetOptions& options) {
+  std::optional<Slot> slot = SlotFor(key, options);
+  if (!slot) return inner_->Get(key, options);
+  Bytes cached;
+  if (Lookup(*slot, &cached)) return cached;
+  VIGILO_ASSIGN_OR_RETURN(Bytes fetched, inner_->Get(key, options));
+  Keep(*slot, fetched);
   return fetched;
+}
+
+// Hits answered here; the misses go to the inner store as one batch, so a
+// remote store still fetches them concurrently.
+std::vector<GetResponse> CachingStore::GetMany(std::span<const GetRequest> requests) {
+  std::vector<std::optional<GetResponse>> answers(requests.size());
+  std::vector<std::optional<Slot>> slots(requests.size());
+  std::vector<GetRequest> misses;
+  std::vector<size_t> miss_index;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    slots[i] = SlotFor(requests[i].key, requests[i].options);
+    Bytes cached;
+    if (slots[i] && Lookup(*slots[i], &cached)) {
+      answers[i].emplace(GetResponse{std::move(cached), true});
+    } else {
+      misses.push_back(requests[i]);
+      miss_index.push_back(i);
+    }
+  }
+  std::vector<GetResponse> fetched = inner_->GetMany(misses);
+  for (size_t j = 0; j < fetched.size(); ++j) {
+    const size_t i = miss_index[j];
+    if (slots[i] && fetched[j].bytes.ok()) Keep(*slots[i], *fetched[j].bytes);
+    answers[i].emplace(std::move(fetched[j]));
+  }
+  std::vector<GetResponse> out;
+  out.reserve(requests.size());
+  for (auto& a : answers) out.push_back(std::move(*a));
+  return out;
 }
 
 bool CachingStore::ReadEntry(const std::string& path, uint64_t length, Bytes* out) {

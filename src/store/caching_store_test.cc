@@ -104,6 +104,34 @@ TEST_F(CachingStoreTest, SecondReadOfARangeIsServedFromTheDirectoryEvenInAnother
   EXPECT_EQ(second.inner->operations(), 2u);
 }
 
+TEST_F(CachingStoreTest, GetManyAnswersHitsHereAndSendsOnlyTheMisses) {
+  Reader reader(bucket_, tmp_.path(), "uuid-1 base-1");
+  ASSERT_TRUE(reader.cache->Get("p/postings.parquet", Range(0, 4, 20)).ok());
+  ASSERT_EQ(reader.inner->operations(), 1u);
+  GetOptions unsized;
+  unsized.range = ByteRange{0, 3};
+  std::vector<GetRequest> round = {{"p/postings.parquet", Range(0, 4, 20)},   // held
+                                   {"p/postings.parquet", Range(10, 5, 20)},  // not yet
+                                   {"p/missing.parquet", Range(0, 1, 9)},     // the inner store's error
+                                   {"manifest.json", unsized}};               // never cached
+  std::vector<GetResponse> answers = reader.cache->GetMany(round);
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_TRUE(answers[0].cached);
+  EXPECT_EQ(answers[0].bytes->view(), "0123");
+  EXPECT_FALSE(answers[1].cached);
+  EXPECT_EQ(answers[1].bytes->view(), "abcde");
+  EXPECT_FALSE(answers[2].cached);
+  EXPECT_EQ(answers[2].bytes.status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(answers[3].cached);
+  EXPECT_EQ(answers[3].bytes->view(), "{\"v");
+  EXPECT_EQ(reader.inner->operations(), 4u);  // the three misses
+  // The miss is held now: the same round again sends only what is never cached.
+  answers = reader.cache->GetMany(round);
+  EXPECT_TRUE(answers[1].cached);
+  EXPECT_EQ(answers[1].bytes->view(), "abcde");
+  EXPECT_EQ(reader.inner->operations(), 6u);
+}
+
 TEST_F(CachingStoreTest, NamespacesNeverShareEntries) {
   Reader one(bucket_, tmp_.path(), "uuid-1 base-1");
   ASSERT_TRUE(one.cache->Get("p/postings.parquet", Range(0, 4, 20)).ok());

@@ -164,6 +164,7 @@ class DeclaredStore final : public ObjectStore {
 
   const Capabilities& capabilities() const override { return capabilities_; }
   Result<Bytes> Get(std::string_view key, const GetOptions& options) override { return inner_->Get(key, options); }
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override { return inner_->GetMany(requests); }
   Result<ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
   Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
     return inner_->CreateIfAbsent(key, bytes);

@@ -3,11 +3,13 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "http_response.h"
@@ -210,6 +212,29 @@ class HttpStore final : public ObjectStore {
     return governor_.RunResult(
         "get " + std::string(key),
         [&](const AttemptContext& context) { return Attempt(key, url, options, sent, probe, context); }, cancel_);
+  }
+
+  // A round's ranges at once: as many workers as the governor has permits
+  // (each Get still takes one permit for all its attempts), each taking the
+  // next request and a pooled connection. Answers stay in request order.
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override {
+    const size_t workers =
+        std::min<size_t>(requests.size(), std::max<uint64_t>(1, governor_.limits().concurrent_remote_requests));
+    if (workers <= 1) return ObjectStore::GetMany(requests);
+    std::vector<std::optional<Result<Bytes>>> answers(requests.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < requests.size(); i = next++) answers[i].emplace(Get(requests[i].key, requests[i].options));
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(workers - 1);
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+    std::vector<GetResponse> out;
+    out.reserve(requests.size());
+    for (auto& a : answers) out.push_back(GetResponse{std::move(*a)});
+    return out;
   }
 
   Result<ObjectInfo> Head(std::string_view key) override {

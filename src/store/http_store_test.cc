@@ -457,5 +457,52 @@ TEST(HttpStoreNginxTest, ConcurrentRangedGetsReturnTheirOwnBytes) {
   std::filesystem::remove_all(dir);
 }
 
+// GetMany (a reader's round): answers in request order, each exactly what
+// Get answers, an error in its own slot; nginx saw one request per Get.
+TEST(HttpStoreNginxTest, GetManyAnswersEveryRequestInOrder) {
+  auto shared = testing::SharedNginx::Get();
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  const auto dir = std::filesystem::temp_directory_path() / ("vigilo-http-many-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto local = std::move(OpenLocalStore(dir.string(), {.writable = true, .create_root = true})).value();
+  std::string payload(300'000, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>((i * 2654435761u) >> 11);
+  ASSERT_TRUE(local->CreateIfAbsent("obj", {reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}).ok());
+  auto url = (*shared)->Serve(dir);
+  ASSERT_TRUE(url.ok()) << url.status().ToString();
+  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = nullptr, .cancel = nullptr})).value();
+  const size_t log_before = (*shared)->server().AccessLog().size();
+  std::vector<GetRequest> requests;
+  for (uint64_t i = 0; i < 9; ++i) {
+    GetOptions options;
+    options.expected_size = payload.size();
+    options.range = ByteRange{i * 30'000 + i, 1'000 + i};
+    requests.push_back(GetRequest{"obj", options});
+  }
+  requests[4].key = "missing";
+  requests[6].options.expected_size = payload.size() + 1;  // the server's total disagrees
+  std::vector<GetResponse> answers = store->GetMany(requests);
+  ASSERT_EQ(answers.size(), requests.size());
+  for (size_t i = 0; i < answers.size(); ++i) {
+    EXPECT_FALSE(answers[i].cached);
+    if (i == 4) {
+      EXPECT_EQ(answers[i].bytes.status().code(), StatusCode::kNotFound);
+    } else if (i == 6) {
+      EXPECT_EQ(answers[i].bytes.status().code(), StatusCode::kIntegrityError);
+    } else {
+      ASSERT_TRUE(answers[i].bytes.ok()) << i << ": " << answers[i].bytes.status().ToString();
+      const ByteRange& r = *requests[i].options.range;
+      EXPECT_EQ(answers[i].bytes->view(), std::string_view(payload).substr(r.offset, r.length)) << i;
+    }
+  }
+  std::vector<std::string> log = (*shared)->server().AccessLog();
+  for (int i = 0; i < 200 && log.size() < log_before + 9; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    log = (*shared)->server().AccessLog();
+  }
+  EXPECT_EQ(log.size() - log_before, 9u);  // one request each, none retried
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace vigilo::store

@@ -26,6 +26,13 @@ Bytes Bytes::Copy(std::span<const uint8_t> bytes) {
   return FromVector(std::vector<uint8_t>(bytes.begin(), bytes.end()));
 }
 
+std::vector<GetResponse> ObjectStore::GetMany(std::span<const GetRequest> requests) {
+  std::vector<GetResponse> out;
+  out.reserve(requests.size());
+  for (const GetRequest& r : requests) out.push_back(GetResponse{Get(r.key, r.options)});
+  return out;
+}
+
 Status RequireWritable(const ObjectStore& store, std::string_view alias) {
   const Capabilities& caps = store.capabilities();
   std::string_view missing;

@@ -77,12 +77,46 @@ struct SourceSpec {
   friend bool operator==(const SourceSpec&, const SourceSpec&) = default;
 };
 
+// The optional embedding section (seed 002 "Optional Embedding Model";
+// docs/format/publication-v1.md §2.8, docs/format/embedding.md): the pinned model,
+// the runtime contract that turns text into a vector with the publication's
+// own assets, and the parity probe that proves a reader's runtime reproduces
+// the builder's vectors. The manifest checks the shape and what needs only
+// the manifest (dimension equal to the index's, asset paths unique across the
+// publication, probe vectors of that dimension, finite values); the contract
+// checks its own parameters and assets.
+struct EmbeddingModel {
+  std::string repository;  // "npm:NAME" for a registry package, else a repository URL
+  std::string revision;    // the package's exact version, or a commit
+  std::string integrity;   // the package's integrity digest ("sha512-…")
+  friend bool operator==(const EmbeddingModel&, const EmbeddingModel&) = default;
+};
+
+struct ParityProbe {
+  std::string input;          // the text, before the input template is applied
+  std::vector<float> vector;  // what the builder's runtime made of it
+  friend bool operator==(const ParityProbe&, const ParityProbe&) = default;
+};
+
+struct EmbeddingSpec {
+  EmbeddingModel model;
+  std::string contract;        // the runtime contract, e.g. "static-word-vectors-v1"
+  json::Value parameters;      // an object: the contract's parameters (the manifest does not interpret them)
+  uint64_t dimension = 0;      // equals the index dimension
+  std::string input_template;  // holds "{text}" exactly once
+  double tolerance = 0;        // max |difference| per component, finite, >= 0 (not -0); 0: bit-identical
+  std::vector<ParityProbe> probes;
+  std::vector<ObjectDescriptor> assets;  // the complete asset inventory, every path under "embedding/"
+  friend bool operator==(const EmbeddingSpec&, const EmbeddingSpec&) = default;
+};
+
 struct Manifest {
   Uuid artifact_uuid;
   IndexSpec index;
   Hierarchy hierarchy;
   std::vector<PostingsFile> postings;
   std::optional<SourceSpec> source;
+  std::optional<EmbeddingSpec> embedding;
   friend bool operator==(const Manifest&, const Manifest&) = default;
 };
 

@@ -27,6 +27,10 @@ namespace vigilo::ivf {
 struct PostingsLayout {
   uint64_t max_row_group_rows = 65536;  // a larger CID is split over row groups
   uint64_t max_file_bytes = 64u << 20;  // a file is closed before it would exceed this
+  // A file holds at most this many row groups, so that its footer (about
+  // 400–700 bytes a row group) fits the reader's speculative 64 KiB tail
+  // read and a cold query needs no second footer round trip.
+  uint64_t max_row_groups_per_file = 64;
   parquet::CompressionCodec codec = parquet::CompressionCodec::kUncompressed;
   uint32_t page_bytes = 1u << 20;  // a data page ends once its values reach this (tests force many pages)
 };

@@ -25,8 +25,9 @@ struct FetchStats {
   uint64_t round_trips = 0;  // dependent rounds: batches that could start only once the previous batch was answered
   uint64_t bytes = 0;        // bytes the store returned
   // Objects a run needed but did not fetch, because the reader held them
-  // from an earlier run in this process: the centroids, and the footer of a
-  // postings or source file whose other ranges were fetched.
+  // from an earlier run in this process (the centroids, and the footer of a
+  // postings or source file whose other ranges were fetched), and Gets a
+  // cache directory answered (store::GetResponse::cached).
   uint64_t cache_hits = 0;
   FetchStats& operator+=(const FetchStats& other);
 };

@@ -40,6 +40,7 @@
 #include "vigilo/ivf/lvq.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/manifest.h"
+#include "vigilo/ivf/range_plan.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
 
@@ -57,6 +58,7 @@ struct QueryOptions {
   uint32_t k = 10;
   uint32_t nprobe = 16;
   uint64_t footer_tail_bytes = 64 * 1024;  // the speculative footer read
+  RangeLimits ranges;                      // how selected row groups are merged into requests
 };
 
 struct QueryHit {

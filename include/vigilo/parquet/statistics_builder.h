@@ -12,6 +12,7 @@
 // whenever every byte is ASCII); for the other types both pairs are equal.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,8 +38,10 @@ class StatisticsBuilder {
   void Reset();
 
   // null_count always; the min/max pairs and is_*_exact only when a non-null
-  // (non-NaN) value was seen. Values are PLAIN-encoded.
-  Statistics Build() const;
+  // (non-NaN) value was seen and, for byte arrays, when the min and the max
+  // each fit in max_value_bytes (a min/max is never truncated: an inexact
+  // bound is no use to a reader that prunes by it). Values are PLAIN-encoded.
+  Statistics Build(size_t max_value_bytes = SIZE_MAX) const;
 
  private:
   Type type_;

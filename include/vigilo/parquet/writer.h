@@ -95,6 +95,10 @@ struct WriterOptions {
   // the whole column chunk is written PLAIN instead (see the format doc).
   uint32_t dictionary_size_limit = 1u << 20;
   bool page_statistics = true;  // statistics in every data page header too
+  // A byte-array chunk (or page) whose min or max is longer than this gets
+  // no min/max statistics (null_count only): long values such as LVQ codes
+  // would otherwise put two copies of each bound per row group in the footer.
+  uint32_t max_statistics_value_bytes = UINT32_MAX;
   std::vector<KeyValue> key_value_metadata;
 };
 

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "vigilo/common/result.h"
@@ -59,6 +61,9 @@ class CachingStore final : public ObjectStore {
   // The inner store's: the cache adds no write path.
   const Capabilities& capabilities() const override { return inner_->capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
+  // Hits are answered from the directory (GetResponse::cached); the misses
+  // go to the inner store's GetMany as one batch.
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override;
   Result<ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
   Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
     return inner_->CreateIfAbsent(key, bytes);
@@ -73,6 +78,13 @@ class CachingStore final : public ObjectStore {
   std::string EntryPath(std::string_view key, uint64_t object_size, const ByteRange& range) const;
 
  private:
+  struct Slot {
+    std::string path;  // the entry file
+    uint64_t length;   // the bytes the Get returns
+  };
+  std::optional<Slot> SlotFor(std::string_view key, const GetOptions& options) const;
+  bool Lookup(const Slot& slot, Bytes* out);
+  void Keep(const Slot& slot, const Bytes& fetched);
   bool ReadEntry(const std::string& path, uint64_t length, Bytes* out);
   void WriteEntry(const std::string& path, std::span<const uint8_t> bytes);
   // Unlinks least recently used entries until the directory is under 7/8

@@ -85,6 +85,19 @@ struct ObjectInfo {
   std::optional<std::string> revision;  // only where capabilities().revisions
 };
 
+// One Get of a batch (ObjectStore::GetMany).
+struct GetRequest {
+  std::string_view key;
+  GetOptions options;
+};
+
+struct GetResponse {
+  Result<Bytes> bytes;
+  // Answered by a local cache in front of a remote store (CachingStore): no
+  // request left the process. Readers count requests and bytes without these.
+  bool cached = false;
+};
+
 enum class CreateOutcome { kCreated, kAlreadyIdentical };
 
 struct CreateResult {
@@ -117,6 +130,12 @@ class ObjectStore {
   // a range past the end, LimitExceeded over max_bytes, IntegrityError for a
   // size other than expected_size or a short/long body from a remote.
   virtual Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) = 0;
+
+  // Independent Gets (a reader's plan for one round trip), each answered
+  // exactly as Get would answer it, in request order. This default runs them
+  // one after another; a backend with latency runs them concurrently (the
+  // http(s) store, bounded by its governor's permits).
+  virtual std::vector<GetResponse> GetMany(std::span<const GetRequest> requests);
 
   // The object's size (and revision). Only where a caller has no size from a
   // manifest or reference; remote readers of publications never need it.
