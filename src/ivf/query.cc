@@ -332,14 +332,24 @@ Status QueryRun::PlanChunks() {
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed)) continue;
+    constexpr uint64_t kNoRun = UINT64_MAX;
+    uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
     for (size_t g = 0; g < reader_.groups_.at(i).size(); ++g) {
       const PostingsGroup& group = reader_.groups_.at(i)[g];
-      if (probed.count(group.cid) == 0) continue;
+      if (probed.count(group.cid) == 0) {
+        run_end = kNoRun;
+        continue;
+      }
       uint64_t begin = group.chunks[0].offset, end = begin;
       for (const parquet::ByteRange& r : group.chunks) {
         begin = std::min(begin, r.offset);
         end = std::max(end, r.offset + r.length);
       }
+      // A run of adjacent selected row groups is one request: the bytes
+      // between them (the next group's cid chunk, 4 bytes a row) are fetched
+      // too rather than split the run.
+      if (run_end <= begin) begin = run_end;
+      run_end = end;
       const size_t request = planner.Add(f.object.path, begin, end - begin);
       if (request == slices_.size()) slices_.emplace_back();
       slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
