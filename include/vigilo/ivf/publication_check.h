@@ -28,7 +28,8 @@ Result<store::Bytes> ReadObjectRange(store::ObjectStore& store, const ObjectDesc
                                      uint64_t length);
 
 struct ObjectCheckReport {
-  uint64_t objects = 0;
+  uint64_t objects = 0;  // embedding assets included
+  uint64_t assets = 0;   // embedding assets (size checked; with deep, SHA-256 too)
   uint64_t row_groups = 0;
   uint64_t bytes_read = 0;
   // Counted by CheckObjects (zero from CheckPublicationObjects is not a claim):
@@ -54,11 +55,14 @@ Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& manifest, stor
 
 // The same checks in per-object steps, for `vigilo index verify`
 // (publication_verify.h). For each object in manifest order (centroids,
-// postings, source): its size, checked by the first Get (a missing,
-// unreadable or wrong-sized object skips the rest of that object), its
-// footer and schema (a failure skips that object's row-group checks), each
-// row group (a failure skips the rest of that row group only), the file's
-// row count, then with deep its SHA-256.
+// postings, source, embedding assets): its size, checked by the first Get (a
+// missing, unreadable or wrong-sized object skips the rest of that object),
+// its footer and schema (a failure skips that object's row-group checks),
+// each row group (a failure skips the rest of that row group only), the
+// file's row count, then with deep its SHA-256. An embedding asset is not
+// Parquet: its first Get is its last byte, then with deep its SHA-256; its
+// contents are its runtime contract's to parse (a reader checks them, and
+// runs the parity probe, before its first text query).
 struct ObjectCheckOptions {
   bool deep = false;
   // With deep: decode every column chunk of every row group, not only the

@@ -2,7 +2,8 @@
 // publication-v1.md §6 level 4): manifest.json by every rule of §2 and, by
 // default, its content-derived artifact-uuid; then every object's size,
 // footer, schema, row groups (every column chunk decoded), row counts, the
-// source partition and whole-object SHA-256. Either stops at the first
+// source partition and whole-object SHA-256; embedding assets by size and
+// SHA-256 (their contents are the runtime contract's, publication_check.h). Either stops at the first
 // failure or, with `all`, records every failure and continues with the next
 // independent check.
 //
@@ -54,7 +55,8 @@ struct VerifyReport {
   // manifest the manifest path and JSON path. Empty: the publication verified.
   std::vector<Status> failures;
   uint64_t manifest_bytes = 0;
-  uint64_t objects = 0;        // objects checked (the manifest not included)
+  uint64_t objects = 0;        // objects checked (the manifest not included; embedding assets included)
+  uint64_t assets = 0;         // embedding assets checked (size and SHA-256; not parsed: see CheckObjects)
   uint64_t bytes_hashed = 0;   // fed to SHA-256
   uint64_t bytes_read = 0;     // read from objects, hashing included
   uint64_t largest_read = 0;   // the longest single Get, manifest included
