@@ -221,9 +221,22 @@ Result<json::Value> SourceColumns(const ivf::Manifest& m, store::ObjectStore& st
 
 // `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
 // per part, from the manifest and the postings footers; the source table's
-// columns from the manifest and the first source footer. (The manifest's
-// `embedding` section is refused by this version's parser, P-TOP-05, so a
-// publication that reaches here has none to list.)
+// columns from the manifest and the first source footer; the embedding
+// section's descriptor (its assets are not read).
+json::Value EmbeddingSummary(const ivf::Manifest& m) {
+  if (!m.embedding) return json::Value();
+  const ivf::EmbeddingSpec& e = *m.embedding;
+  json::Object o;
+  o.Set("model", json::Value(e.model.repository + "@" + e.model.revision));
+  o.Set("integrity", json::Value(e.model.integrity));
+  o.Set("contract", json::Value(e.contract));
+  o.Set("dimension", json::Value::Uint(e.dimension));
+  o.Set("input_template", json::Value(e.input_template));
+  o.Set("parity_probes", json::Value::Uint(e.probes.size()));
+  o.Set("assets", json::Value::Uint(e.assets.size()));
+  return json::Value(std::move(o));
+}
+
 Status Inspect(const std::string& path, const OutputFlags& output) {
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
   const ivf::Manifest& m = loaded.manifest;
@@ -234,8 +247,9 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   bytes.Add("centroids", json::Value::Uint(shape.centroids_bytes));
   bytes.Add("postings", json::Value::Uint(shape.postings_bytes));
   bytes.Add("source", json::Value::Uint(shape.source_bytes));
+  bytes.Add("embedding", json::Value::Uint(shape.embedding_bytes));
   bytes.Add("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
-                                       loaded.bytes));
+                                       shape.embedding_bytes + loaded.bytes));
   Record r;
   AddIndexSummary(r, m);
   r.Add("empty_lists", json::Value::Uint(shape.empty_lists));
@@ -244,6 +258,7 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   r.Add("source_rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
   r.Add("source_key", m.source ? json::Value(m.source->key) : json::Value());
   r.Add("source_columns", std::move(source_columns));
+  r.Add("embedding", EmbeddingSummary(m));
   r.Add("lists", SummaryRecord(shape.lists));
   r.Add("buckets", SummaryRecord(shape.buckets));
   r.Add("bytes", std::move(bytes));

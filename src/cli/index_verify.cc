@@ -138,6 +138,7 @@ Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::strin
   report.row_groups = counts.row_groups;
   report.rows = counts.rows;
   report.source_rows = counts.source_rows;
+  report.assets = counts.assets;
   return report;
 }
 
@@ -167,6 +168,9 @@ Status Verify(const VerifyArgs& a) {
     bool ran = c.from <= level && !(a.any_uuid && std::string_view(c.name) == "artifact_uuid");
     (ran ? checked : not_checked).emplace_back(c.name);
   }
+  // Embedding assets are checked as bytes (size, SHA-256), never parsed, and
+  // the parity probe runs only where text is embedded (index query --text).
+  if (r.assets > 0) not_checked.emplace_back("embedding_parity_probe");
   Record o;
   o.Add("level", json::Value(LevelName(level)));
   o.Add("checked", Names(checked));
@@ -178,6 +182,7 @@ Status Verify(const VerifyArgs& a) {
     o.Add("objects", json::Value::Uint(r.objects));
     o.Add("rows", json::Value::Uint(r.rows));
     o.Add("source_rows", json::Value::Uint(r.source_rows));
+    if (r.assets > 0) o.Add("embedding_assets", json::Value::Uint(r.assets));  // only with an embedding section
     o.Add("row_groups", json::Value::Uint(r.row_groups));
     if (level == Level::kFull) o.Add("column_chunks", json::Value::Uint(r.column_chunks));
     o.Add("bytes_read", json::Value::Uint(r.bytes_read));

@@ -47,6 +47,9 @@ Result<PublicationShape> InspectPublication(const Manifest& m, store::ObjectStor
   if (m.source) {
     for (const SourceFile& f : m.source->files) shape.source_bytes += f.object.size;
   }
+  if (m.embedding) {
+    for (const ObjectDescriptor& a : m.embedding->assets) shape.embedding_bytes += a.size;
+  }
   for (uint64_t n : shape.list_rows) shape.empty_lists += n == 0;
   shape.lists = Summarize(shape.list_rows);
   std::vector<uint64_t> buckets;

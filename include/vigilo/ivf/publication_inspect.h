@@ -22,7 +22,7 @@ struct PublicationShape {
   uint64_t empty_lists = 0;
   SizeSummary buckets;              // rows per root bucket
   uint64_t postings_row_groups = 0;
-  uint64_t centroids_bytes = 0, postings_bytes = 0, source_bytes = 0;
+  uint64_t centroids_bytes = 0, postings_bytes = 0, source_bytes = 0, embedding_bytes = 0;
   uint64_t footer_bytes_read = 0;
 };
 
