@@ -250,6 +250,70 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
 }
 
+// A store whose GetMany says every answer came from a cache (a CachingStore
+// hit), as a warm process sees it.
+class AllCachedStore final : public store::ObjectStore {
+ public:
+  explicit AllCachedStore(store::ObjectStore& inner) : inner_(inner) {}
+  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options = {}) override {
+    return inner_.Get(key, options);
+  }
+  std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
+    std::vector<store::GetResponse> out = inner_.GetMany(requests);
+    for (store::GetResponse& r : out) r.cached = true;
+    return out;
+  }
+  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    return inner_.CreateIfAbsent(key, bytes);
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+    return inner_.BeginCreate(key);
+  }
+  Status Delete(std::string_view key) override { return inner_.Delete(key); }
+
+ private:
+  store::ObjectStore& inner_;
+};
+
+// --stats' counts (docs/format/http-reading.md, "Counting"): cold, the
+// centroids, the footers and the row groups are 3 dependent rounds; warm in
+// the same process, only the row groups: 1; answers a cache directory gave
+// are hits, and a round they fully answered is no round trip.
+TEST_P(QueryTest, CountsRoundTripsColdWarmAndCached) {
+  PublicationReader reader(manifest_);
+  RecordingStore objects(*store_);
+  std::vector<float> q(kD, 3.0f);
+  QueryOptions options;
+  options.k = 10;
+  options.nprobe = 4;
+  FetchStats cold;
+  auto first = RunQuery(reader, objects, {q}, options, &cold);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(cold.round_trips, 3u);
+  EXPECT_EQ(cold.requests, static_cast<uint64_t>(objects.gets));
+  EXPECT_EQ(cold.bytes, objects.BytesRead());
+  EXPECT_EQ(cold.cache_hits, 0u);
+  FetchStats warm;
+  const int gets_before = objects.gets;
+  auto again = RunQuery(reader, objects, {q}, options, &warm);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(warm.round_trips, 1u);
+  EXPECT_EQ(warm.requests, static_cast<uint64_t>(objects.gets - gets_before));
+  EXPECT_GT(warm.cache_hits, 1u);  // the centroids and every touched footer, held by the reader
+  PublicationReader fresh(manifest_);
+  AllCachedStore cached(*store_);
+  FetchStats from_directory;
+  auto third = RunQuery(fresh, cached, {q}, options, &from_directory);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(from_directory.round_trips, 0u);
+  EXPECT_EQ(from_directory.requests, 0u);
+  EXPECT_EQ(from_directory.bytes, 0u);
+  EXPECT_EQ(from_directory.cache_hits, cold.requests);
+  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(third->hits[i].distance, first->hits[i].distance);
+}
+
 // The CLI's path: the same publication built into a local directory and read
 // through the local store (views of its mappings) answers exactly as the
 // MemoryStore does, reading the same bytes.
