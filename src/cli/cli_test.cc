@@ -726,7 +726,7 @@ TEST(CliTest, UsageErrors) {
     EXPECT_EQ(r.out, "") << args;
   };
   expect_usage("", "vigilo: invalid_argument: a command is required: one of help, version, hash, json, dataset, "
-                   "run, parquet, index, store (see vigilo help)\n");
+                   "run, parquet, index, embed, store (see vigilo help)\n");
   expect_usage("frobnicate", "vigilo: invalid_argument: unknown command 'frobnicate'\n");
   expect_usage("indx inspect m.json", "vigilo: invalid_argument: unknown command 'indx' (did you mean index?)\n");
   expect_usage("index biuld --input x", "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");

@@ -1,5 +1,6 @@
 # The sans-IO read core's sources (docs/format/wasm.md): manifest decode and
-# validation, query planning and scoring, the LVQ kernels, source lookup.
+# validation, query planning and scoring, the LVQ kernels, source lookup, the
+# embedding runtime (tokenizer, asset parsers, pooling).
 # Included by read_core.cmake (the native vigilo_read_core target) and by the
 # WebAssembly build (src/web/CMakeLists.txt), which also needs the lower
 # layers' read-side sources listed below (natively they come from
@@ -12,7 +13,8 @@ set(VIGILO_KERNEL_SOURCES
   ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels_avx2.cc)
 # LVQ decode is normative to the bit, and scalar/portable/AVX2 must stay
 # bit-identical: no FMA contraction in these (see kernels.cmake).
-set(VIGILO_READ_CORE_NO_CONTRACT_SOURCES ${VIGILO_KERNEL_SOURCES} ${VIGILO_READ_CORE_DIR}/src/ivf/lvq.cc)
+set(VIGILO_READ_CORE_NO_CONTRACT_SOURCES ${VIGILO_KERNEL_SOURCES} ${VIGILO_READ_CORE_DIR}/src/ivf/lvq.cc
+    ${VIGILO_READ_CORE_DIR}/src/ivf/embed_run.cc)
 set(VIGILO_READ_CORE_IVF_SOURCES
   ${VIGILO_READ_CORE_NO_CONTRACT_SOURCES}
   ${VIGILO_READ_CORE_DIR}/src/ivf/types.cc
@@ -22,7 +24,9 @@ set(VIGILO_READ_CORE_IVF_SOURCES
   ${VIGILO_READ_CORE_DIR}/src/ivf/postings_cid.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/range_plan.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/query.cc
-  ${VIGILO_READ_CORE_DIR}/src/ivf/source_lookup.cc)
+  ${VIGILO_READ_CORE_DIR}/src/ivf/source_lookup.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/embed_tokenizer.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/embed_assets.cc)
 
 # The lower layers' read side, for the WebAssembly build only. compression.cc
 # is replaced there by src/web/compression_wasm.cc (UNCOMPRESSED only).
