@@ -8,7 +8,7 @@ target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/embed_driver.cc ${CM
 target_link_libraries(vigilo_ivf PRIVATE ZLIB::ZLIB OpenSSL::Crypto)
 vigilo_test(ivf_embed_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/embed_core_test.cc ${CMAKE_CURRENT_LIST_DIR}/embed_driver_test.cc
-          ${CMAKE_CURRENT_LIST_DIR}/embed_import_test.cc
+          ${CMAKE_CURRENT_LIST_DIR}/embed_import_test.cc ${CMAKE_CURRENT_LIST_DIR}/text_query_test.cc
   DEPS vigilo_ivf vigilo_store)
 if(TARGET ivf_embed_test)
   target_link_libraries(ivf_embed_test PRIVATE OpenSSL::Crypto ZLIB::ZLIB)

@@ -102,6 +102,8 @@ class PublicationReader {
   // The manifest's size of the object at `path` (nullopt for a path it does
   // not name): what a driver's Get expects, so it never needs a HEAD.
   std::optional<uint64_t> ObjectSize(std::string_view path) const;
+  // The centroids were decoded by an earlier run (a run then never asks for them).
+  bool has_centroids() const { return !centroids_.empty(); }
 
  private:
   friend class QueryRun;
