@@ -20,6 +20,7 @@
 #include "vigilo/ivf/publication_check.h"
 #include "vigilo/ivf/publication_inspect.h"
 #include "vigilo/ivf/query.h"
+#include "vigilo/ivf/text_query.h"
 #include "vigilo/ivf/source_lookup.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/value.h"
@@ -74,6 +75,8 @@ struct BuildArgs {
   bool source = false;
   std::vector<std::string> columns;
   uint64_t source_row_group_rows = 1024;
+  std::string embed_model, text_field;
+  bool skip_unembeddable = false;
   bool quiet = false;
   OutputFlags output;
 };
@@ -91,6 +94,14 @@ Status Build(const BuildArgs& a) {
   o.input_options.vector_field = a.vector_field.empty() ? "vector" : a.vector_field;
   o.input_options.detect_vector_field = a.vector_field.empty();
   if (!a.key.empty()) o.input_options.key_field = a.key;
+  // A text build's vectors are the embeddings of --text-field (ivf-build.md).
+  if (!a.embed_model.empty() && !a.vector_field.empty()) {
+    return InvalidArgument("--vector-field cannot be used with --embed-model: the vectors are the embeddings of "
+                           "--text-field");
+  }
+  o.embed_model = a.embed_model;
+  o.text_field = a.text_field;
+  o.skip_unembeddable = a.skip_unembeddable;
   if (!a.format.empty()) {
     VIGILO_ASSIGN_OR_RETURN(ivf::InputFormat format, ivf::ParseInputFormat(a.format));
     o.input_options.format = format;
@@ -119,13 +130,10 @@ Status Build(const BuildArgs& a) {
   bar.Finish();
   if (!built.ok()) return built.status();
   const ivf::Manifest& m = built->manifest;
-  // A JSONL input's source table can hold only its key and its vector
-  // (source_copy.cc): say so rather than drop the other members silently.
-  if (m.source && a.columns.empty() && m.source->columns.size() <= 2 &&
-      (a.format == "jsonl" || std::filesystem::path(a.input).extension() == ".jsonl")) {
-    std::fprintf(stderr,
-                 "vigilo: note: the source table of a JSONL input holds its key and its vector only; other members "
-                 "are not copied (a Parquet input keeps them)\n");
+  if (built->skipped_rows > 0) {
+    std::fprintf(stderr, "vigilo: note: --skip-unembeddable left out %llu %s whose text has no word in the model's "
+                 "vocabulary (or is null)\n",
+                 static_cast<unsigned long long>(built->skipped_rows), built->skipped_rows == 1 ? "row" : "rows");
   }
   Record r;
   r.Add("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
@@ -134,7 +142,12 @@ Status Build(const BuildArgs& a) {
   r.Add("empty_leaves", json::Value::Uint(built->empty_leaves));
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
   if (m.source) r.Add("source_files", json::Value::Uint(m.source->files.size()));
+  if (m.embedding) {
+    r.Add("embedding_assets", json::Value::Uint(m.embedding->assets.size()));
+    r.Add("skipped_rows", json::Value::Uint(built->skipped_rows));
+  }
   Record seconds;
+  if (m.embedding) seconds.Add("embed", json::Value::Double(built->seconds_embed));
   seconds.Add("sample", json::Value::Double(built->seconds_sample));
   seconds.Add("train", json::Value::Double(built->seconds_train));
   seconds.Add("assign", json::Value::Double(built->seconds_assign));
@@ -268,6 +281,7 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
 
 struct QueryArgs {
   std::string manifest, vector, queries, format, vector_field;
+  std::vector<std::string> texts;
   uint32_t k = 10, nprobe = 16;
   std::vector<std::string> columns;
   OutputFlags output;
@@ -321,13 +335,30 @@ void ReportShortQueries(const ivf::QueryResult& result, size_t queries, const Qu
 }
 
 Status Query(const QueryArgs& a) {
-  if (a.vector.empty() == a.queries.empty()) return InvalidArgument("give exactly one of --vector and --queries");
+  if (!a.vector.empty() + !a.queries.empty() + !a.texts.empty() != 1) {
+    return InvalidArgument("give exactly one of --vector, --queries and --text");
+  }
+  if (!a.texts.empty() && (!a.format.empty() || !a.vector_field.empty())) {
+    return InvalidArgument("--format and --vector-field describe --queries; --text needs neither");
+  }
   VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest, !a.no_cache));
   const ivf::Manifest* manifest = &loaded.manifest;
-  VIGILO_ASSIGN_OR_RETURN(auto queries,
-                          LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
-  const size_t query_count = queries.size();
   ivf::PublicationReader reader(*manifest);
+  // --text: the publication's own model embeds each text (its parity probe
+  // first); its first round also fetches the centroids, which the query run
+  // then reads from `query_store` without a request.
+  ivf::FetchStats embedded;
+  std::unique_ptr<store::ObjectStore> text_store;
+  std::vector<std::vector<float>> queries;
+  if (!a.texts.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(ivf::EmbeddedQueries e, ivf::EmbedQueryTexts(reader, *loaded.store, a.texts, &embedded));
+    queries = std::move(e.vectors);
+    text_store = std::move(e.store);
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(queries, LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
+  }
+  store::ObjectStore& query_store = text_store ? *text_store : *loaded.store;
+  const size_t query_count = queries.size();
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
@@ -346,9 +377,9 @@ Status Query(const QueryArgs& a) {
   ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
   fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
   VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
-                          ivf::RunQuery(reader, *loaded.store, std::move(queries), options, &fetched[1]));
+                          ivf::RunQuery(reader, query_store, std::move(queries), options, &fetched[1]));
   VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload,
-                          PayloadOf(reader, *loaded.store, result, payload_columns, &fetched[2]));
+                          PayloadOf(reader, query_store, result, payload_columns, &fetched[2]));
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.
@@ -375,9 +406,10 @@ Status Query(const QueryArgs& a) {
   ReportShortQueries(result, query_count, a, manifest->index.ntotal);
   if (a.stats) {
     PrintFetchStats("manifest", fetched[0]);
+    if (!a.texts.empty()) PrintFetchStats("embed", embedded);
     PrintFetchStats("query", fetched[1]);
     if (!payload_columns.empty()) PrintFetchStats("payload", fetched[2]);
-    ivf::FetchStats total;
+    ivf::FetchStats total = embedded;
     for (const ivf::FetchStats& f : fetched) total += f;
     PrintFetchStats("total", total);
   }
@@ -390,8 +422,13 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   auto* index = app.add_subcommand("index", "Vector publications (IVF-LVQ snapshots)");
   index->require_subcommand(1);
   auto b = std::make_shared<BuildArgs>();
-  auto* build = index->add_subcommand("build", "Build a vector publication (IVF-LVQ4/LVQ8) from a vector file");
-  build->add_option("input", b->input, "Parquet, .fvecs, .bvecs, .npy or .jsonl file")->type_name("FILE");
+  auto* build = index->add_subcommand(
+      "build",
+      "Build a vector publication (IVF-LVQ4/LVQ8) from a vector file, or from a text column with --embed-model");
+  build->add_option("input", b->input,
+                    "Parquet, .fvecs, .bvecs, .npy or .jsonl file (with --embed-model: JSONL objects or Parquet "
+                    "holding a text column)")
+      ->type_name("FILE");
   build->add_option("--input", b->input_flag, "The input file, as a flag (same as FILE)")->type_name("FILE");
   build->add_option("--format", b->format, "Input format, overriding the extension (parquet|fvecs|bvecs|npy|jsonl)");
   build->add_option("--vector-field", b->vector_field,
@@ -416,8 +453,17 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                   "index query --columns to return");
   build->add_option("--columns", b->columns,
                     "Source columns (default: every input column except the key and the vector column; the "
-                    "vector column when there is no other, as in .fvecs, .bvecs, .npy, JSONL)")
+                    "vector column when there is no other, as in .fvecs, .bvecs, .npy)")
       ->delimiter(',');
+  build->add_option("--embed-model", b->embed_model,
+                    "Vectors from text: embed --text-field with this model (a directory vigilo embed import wrote); "
+                    "the publication carries the model, for index query --text")
+      ->type_name("DIR");
+  build->add_option("--text-field", b->text_field, "The string column to embed (with --embed-model)")
+      ->type_name("NAME");
+  build->add_flag("--skip-unembeddable", b->skip_unembeddable,
+                  "Leave out rows whose text has no word in the model's vocabulary (or is null) instead of failing; "
+                  "needs --key");
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
   build->add_option("-o,--out", b->out, "Publication directory (must not hold a publication yet)")
       ->required()
@@ -430,6 +476,11 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, or an http(s) URL)");
   query->add_option("manifest", q->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   query->add_option("--vector", q->vector, "One query as a JSON array ([0.1,0.2,…]), @FILE holding one, or - (stdin)");
+  query->add_option("--text", q->texts,
+                    "A query text, embedded with the publication's own model (after its parity probe); repeat for "
+                    "several queries")
+      ->type_name("TEXT")
+      ->allow_extra_args(false);  // one text per --text, so a following PUBLICATION is not taken for one
   query->add_option("--queries", q->queries,
                     "Query file: .fvecs, .bvecs, .npy, .parquet, or .jsonl (lines: objects holding the vector field, "
                     "or arrays); - reads stdin (needs --format)")

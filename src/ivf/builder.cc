@@ -8,6 +8,7 @@
 #include "builder_dirs.h"
 #include "builder_spill.h"
 #include "source_copy.h"
+#include "text_build.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq.h"
@@ -203,7 +204,7 @@ Status RefuseExistingManifest(store::ObjectStore& store, const BuildOptions& o) 
 // publication visible.
 Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& index,
                     const std::optional<SourcePlan>& source_plan, const Trained& t, const SpillWriter& spill,
-                    store::OwnedWrites& writes, BuildSummary& summary) {
+                    const BuildAddition* addition, store::OwnedWrites& writes, BuildSummary& summary) {
   const uint64_t n = index.ntotal;
   auto t3 = Clock::now();
   Manifest m;
@@ -220,6 +221,11 @@ Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& 
     Report(o, "source", n, n);
     m.source = std::move(source);
     summary.seconds_source = Since(t4);
+  }
+  if (addition != nullptr) {
+    // Created before the self-check, which verifies them with the rest.
+    VIGILO_RETURN_IF_ERROR(addition->write(writes));
+    m.embedding = addition->embedding;
   }
   // The manifest is complete and valid in memory; the objects it names are
   // read back and checked in full (footers, values, SHA-256: a store that
@@ -256,9 +262,19 @@ Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& 
 
 }  // namespace
 
-Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore& store) {
+Status RefuseExistingPublication(store::ObjectStore& store, const BuildOptions& o) {
   VIGILO_RETURN_IF_ERROR(store::RequireWritable(store, o.out.empty() ? "output" : o.out));
-  VIGILO_RETURN_IF_ERROR(RefuseExistingManifest(store, o));
+  return RefuseExistingManifest(store, o);
+}
+
+Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore& store) {
+  if (!o.embed_model.empty() || !o.text_field.empty() || o.skip_unembeddable) return BuildFromText(o, store);
+  return BuildPublicationWith(o, store, nullptr);
+}
+
+Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectStore& store,
+                                          const BuildAddition* addition) {
+  VIGILO_RETURN_IF_ERROR(RefuseExistingPublication(store, o));
   VIGILO_ASSIGN_OR_RETURN(auto input, OpenVectorInput(o.input, o.input_options));
   Field key{std::string(kGeneratedKeyName), ColumnType{ColumnType::Kind::kLong, 0}};
   if (input->key_field()) {
@@ -329,7 +345,7 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
   for (uint64_t r : spill.cid_rows()) summary.empty_leaves += r == 0;
 
   store::OwnedWrites writes(store);
-  Status written = WriteObjects(*input, o, index, source, t, spill, writes, summary);
+  Status written = WriteObjects(*input, o, index, source, t, spill, addition, writes, summary);
   if (!written.ok()) {
     // Only the objects this build created go (never one that was there before).
     Status rolled_back = writes.RollBack();

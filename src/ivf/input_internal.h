@@ -9,6 +9,7 @@
 
 #include "vigilo/common/byte_source.h"
 #include "vigilo/ivf/input.h"
+#include "vigilo/json/value.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
 
@@ -67,6 +68,32 @@ class SequentialFile {
   uint64_t offset_ = 0;
   uint64_t size_ = 0;
 };
+
+// A JSON Lines file read as parsed lines, one pass after another, in
+// O(line) memory: the payload-column scan and copy (source_copy.cc) and the
+// text build (text_build.cc) read members the vector input does not keep.
+// Errors are the vector input's: a blank line, broken JSON, or a line that is
+// neither an object nor an array, named by row, line and byte offset.
+class JsonlLines {
+ public:
+  static Result<std::unique_ptr<JsonlLines>> Open(const std::string& path);
+  ~JsonlLines();
+  // The next line's value (an object, or an array: a bare vector) and its
+  // row; false at the end of the file.
+  Result<bool> Next(json::Value* value, uint64_t* row, uint64_t* offset);
+  Status Rewind();
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Impl;
+  JsonlLines(std::string path, std::unique_ptr<Impl> impl);
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+  uint64_t next_row_ = 0;
+};
+
+// "row 3 (line 4): …" located at `offset` of `path`.
+Status JsonlRowError(const std::string& path, uint64_t row, uint64_t offset, const std::string& what);
 
 // An .npy file's header (format 1.0/2.0/3.0): a 2-D C-order array of
 // `descr` values (e.g. "<f4", "<i8"), data from data_offset. ParseError or

@@ -81,16 +81,8 @@ Status RowError(const std::string& path, uint64_t row, uint64_t offset, const st
   return FormatErrorAt(path, offset, RowName(row) + " (line " + std::to_string(row + 1) + "): " + what);
 }
 
-// One parsed line: the vector (as floats) and the key.
-struct JsonRow {
-  std::vector<float> vector;
-  std::optional<ColumnType::Kind> key_kind;  // kLong or kString
-  int64_t key_integer = 0;
-  std::string key_string;
-};
-
-Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_t row, uint64_t offset,
-                         const InputOptions& options, std::vector<double>* scratch) {
+// One line parsed strictly: an object or an array, else the row's error.
+Result<json::Value> ParseLine(const std::string& path, std::string_view line, uint64_t row, uint64_t offset) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
     return RowError(path, row, offset, "empty line; every line must be a JSON object or array");
   }
@@ -103,10 +95,23 @@ Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_
         .WithPath(path)
         .WithOffset(offset + s.offset().value_or(0));
   }
-  const json::Value& value = *parsed;
-  if (!value.is_object() && !value.is_array()) {
+  if (!parsed->is_object() && !parsed->is_array()) {
     return RowError(path, row, offset, "not a JSON object (or an array of numbers)");
   }
+  return std::move(*parsed);
+}
+
+// One parsed line: the vector (as floats) and the key.
+struct JsonRow {
+  std::vector<float> vector;
+  std::optional<ColumnType::Kind> key_kind;  // kLong or kString
+  int64_t key_integer = 0;
+  std::string key_string;
+};
+
+Result<JsonRow> ParseRow(const std::string& path, std::string_view line, uint64_t row, uint64_t offset,
+                         const InputOptions& options, std::vector<double>* scratch) {
+  VIGILO_ASSIGN_OR_RETURN(json::Value value, ParseLine(path, line, row, offset));
   if (value.is_array() && options.key_field) {
     return RowError(path, row, offset, "a bare array has no key member \"" + *options.key_field + "\"");
   }
@@ -236,6 +241,38 @@ class JsonlInput final : public VectorInput {
 };
 
 }  // namespace
+
+Status JsonlRowError(const std::string& path, uint64_t row, uint64_t offset, const std::string& what) {
+  return RowError(path, row, offset, what);
+}
+
+struct JsonlLines::Impl {
+  LineReader lines;
+};
+
+JsonlLines::JsonlLines(std::string path, std::unique_ptr<Impl> impl) : path_(std::move(path)), impl_(std::move(impl)) {}
+JsonlLines::~JsonlLines() = default;
+
+Result<std::unique_ptr<JsonlLines>> JsonlLines::Open(const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(SequentialFile file, SequentialFile::Open(path));
+  auto impl = std::make_unique<Impl>(Impl{LineReader(path, std::move(file))});
+  return std::unique_ptr<JsonlLines>(new JsonlLines(path, std::move(impl)));
+}
+
+Result<bool> JsonlLines::Next(json::Value* value, uint64_t* row, uint64_t* offset) {
+  std::string_view line;
+  VIGILO_ASSIGN_OR_RETURN(bool more, impl_->lines.Next(&line, offset));
+  if (!more) return false;
+  *row = next_row_;
+  VIGILO_ASSIGN_OR_RETURN(*value, ParseLine(path_, line, next_row_, *offset));
+  ++next_row_;
+  return true;
+}
+
+Status JsonlLines::Rewind() {
+  next_row_ = 0;
+  return impl_->lines.Rewind();
+}
 
 Result<std::unique_ptr<VectorInput>> OpenJsonlInput(const std::string& path, const InputOptions& options) {
   VIGILO_ASSIGN_OR_RETURN(SequentialFile file, SequentialFile::Open(path));

@@ -146,19 +146,119 @@ Result<SourcePlan> PlanParquet(const VectorInput& input, const Field& key, std::
   return plan;
 }
 
-// Formats without column names, and JSONL (whose other members are not
-// copied yet): the key and the vector itself.
+// What one member has held so far (ScanJsonlMembers).
+struct MemberScan {
+  std::string name;
+  // First row holding each kind (strings, integers within int64, other
+  // numbers, booleans); a kind not seen has none.
+  std::optional<uint64_t> string_row, integer_row, number_row, boolean_row;
+  std::string bad;  // the first value no source column holds
+};
+
+const char* ValueKindName(const json::Value& v) {
+  switch (v.kind()) {
+    case json::Kind::kArray: return "an array";
+    case json::Kind::kObject: return "an object";
+    case json::Kind::kString: return "a string";
+    case json::Kind::kBool: return "a boolean";
+    case json::Kind::kNumber: return "a number";
+    case json::Kind::kNull: return "null";
+  }
+  return "a value";
+}
+
+void ScanValue(MemberScan& m, const json::Value& v, uint64_t row) {
+  auto first = [row](std::optional<uint64_t>& at) {
+    if (!at) at = row;
+  };
+  switch (v.kind()) {
+    case json::Kind::kNull: break;
+    case json::Kind::kString: first(m.string_row); break;
+    case json::Kind::kBool: first(m.boolean_row); break;
+    case json::Kind::kNumber:
+      if (v.as_number().is_integer() && v.as_number().AsInt64().ok()) {
+        first(m.integer_row);
+      } else {
+        first(m.number_row);
+      }
+      break;
+    case json::Kind::kArray:
+    case json::Kind::kObject:
+      if (m.bad.empty()) m.bad = "row " + std::to_string(row) + " holds " + ValueKindName(v);
+      break;
+  }
+}
+
+JsonlMember Conclude(const MemberScan& m) {
+  JsonlMember out{m.name, std::nullopt, m.bad};
+  if (!m.bad.empty()) return out;
+  // Numbers are one kind (long, or double when any is not an integer within int64).
+  std::optional<uint64_t> number_row = m.integer_row;
+  if (m.number_row && (!number_row || *m.number_row < *number_row)) number_row = m.number_row;
+  std::vector<std::pair<uint64_t, const char*>> kinds;
+  if (m.string_row) kinds.emplace_back(*m.string_row, "a string");
+  if (number_row) kinds.emplace_back(*number_row, "a number");
+  if (m.boolean_row) kinds.emplace_back(*m.boolean_row, "a boolean");
+  std::sort(kinds.begin(), kinds.end());
+  if (kinds.size() > 1) {
+    out.why = "row " + std::to_string(kinds[0].first) + " holds " + kinds[0].second + " and row " +
+              std::to_string(kinds[1].first) + " " + kinds[1].second;
+    return out;
+  }
+  if (m.boolean_row) {
+    out.type = ColumnType{Kind::kBoolean, 0};
+  } else if (m.number_row) {
+    out.type = ColumnType{Kind::kDouble, 0};
+  } else if (m.integer_row) {
+    out.type = ColumnType{Kind::kLong, 0};
+  } else {
+    out.type = ColumnType{Kind::kString, 0};  // strings, or null on every row
+  }
+  return out;
+}
+
+// JSONL: the key, then members typed over the whole input (ScanJsonlMembers);
+// the vector member is copied from the blocks, as list<float>.
+Result<SourcePlan> PlanJsonl(const VectorInput& input, const Field& key, std::vector<std::string> columns) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(input.path()));
+  if (columns.empty()) {
+    for (const JsonlMember& m : members) {
+      if (m.name != key.name && m.name != input.vector_field()) columns.push_back(m.name);
+    }
+    if (columns.empty()) columns.push_back(input.vector_field());
+  }
+  SourcePlan plan;
+  plan.fields.push_back(key);
+  plan.leaves.push_back(SourcePlan::kFromBlocks);
+  for (const std::string& name : columns) {
+    VIGILO_RETURN_IF_ERROR(CheckPayloadName(plan.fields, name));
+    if (name == input.vector_field()) {
+      plan.fields.push_back(Field{name, ColumnType{Kind::kFloatList, 0}});
+      plan.leaves.push_back(SourcePlan::kFromBlocks);
+      continue;
+    }
+    auto m = std::find_if(members.begin(), members.end(), [&](const JsonlMember& x) { return x.name == name; });
+    if (m == members.end()) {
+      std::string names;
+      for (const JsonlMember& x : members) names += (names.empty() ? "\"" : ", \"") + x.name + "\"";
+      return InvalidArgument("--columns: no line of the input has a member \"" + name + "\" (members: " + names +
+                             ")")
+          .WithPath(input.path());
+    }
+    if (!m->type) return CannotCopyJsonlMember(*m).WithPath(input.path());
+    plan.fields.push_back(Field{name, *m->type});
+    plan.leaves.push_back(SourcePlan::kFromJson);
+  }
+  return plan;
+}
+
+// Formats without column names: the key and the vector itself.
 Result<SourcePlan> PlanVectors(const VectorInput& input, const Field& key, const std::vector<std::string>& columns) {
   SourcePlan plan;
   plan.fields.push_back(key);
   for (const std::string& name : columns) {
     VIGILO_RETURN_IF_ERROR(CheckPayloadName(plan.fields, name));
     if (name != input.vector_field()) {
-      if (input.format() == InputFormat::kJsonl) {
-        return InvalidArgument("--columns: \"" + name + "\" cannot be copied: the source table of a jsonl input " +
-                               "holds its key and its vector column \"" + input.vector_field() +
-                               "\" only (JSONL payload columns are not supported yet)");
-      }
       return InvalidArgument("--columns: a " + std::string(InputFormatName(input.format())) +
                              " input has only its vector column \"" + input.vector_field() + "\" to copy, not \"" +
                              name + "\"");
@@ -218,9 +318,137 @@ Result<SourceSpec> CopyVectors(VectorInput& input, const SourcePlan& plan, store
   return writer->Finish();
 }
 
+pq::DecodedColumn VectorColumn(const InputBlock& block, size_t d) {
+  pq::DecodedColumn vectors;
+  vectors.num_rows = block.rows;
+  vectors.values.type = pq::Type::kFloat;
+  vectors.values.floats = block.vectors;
+  for (size_t i = 0; i <= block.rows; ++i) vectors.list_offsets.push_back(i * d);
+  return vectors;
+}
+
+// JSONL: the blocks give the keys and vectors; the same rows' lines, read
+// alongside, give the members.
+Result<SourceSpec> CopyJsonl(VectorInput& input, const SourcePlan& plan, store::OwnedWrites& writes,
+                             const SourceLayout& layout) {
+  VIGILO_ASSIGN_OR_RETURN(auto writer, SourceWriter::Open(writes, plan.fields, plan.fields[0].name, layout));
+  VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(input.path()));
+  VIGILO_RETURN_IF_ERROR(input.Rewind());
+  InputBlock block;
+  const size_t d = input.dimension();
+  std::vector<pq::DecodedColumn> columns(plan.fields.size());
+  json::Value line;
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(bool more, input.Next(&block));
+    if (!more) break;
+    for (size_t c = 1; c < plan.fields.size(); ++c) {
+      if (plan.leaves[c] == SourcePlan::kFromJson) {
+        columns[c] = EmptyJsonColumn(plan.fields[c].type);
+      } else {
+        columns[c] = VectorColumn(block, d);
+      }
+    }
+    columns[0] = Positions(block.first_row, block.rows);
+    for (size_t i = 0; i < block.rows; ++i) {
+      uint64_t row = 0, offset = 0;
+      VIGILO_ASSIGN_OR_RETURN(bool got, lines->Next(&line, &row, &offset));
+      if (!got) return Internal("the JSONL file ended before its vectors did").WithPath(input.path());
+      const json::Object* object = line.is_object() ? &line.as_object() : nullptr;
+      for (size_t c = 1; c < plan.fields.size(); ++c) {
+        if (plan.leaves[c] != SourcePlan::kFromJson) continue;
+        AppendJsonValue(object ? object->Find(plan.fields[c].name) : nullptr, columns[c]);
+      }
+    }
+    std::vector<const pq::DecodedColumn*> ptrs;
+    for (const auto& col : columns) ptrs.push_back(&col);
+    VIGILO_RETURN_IF_ERROR(writer->Append(ptrs));
+  }
+  return writer->Finish();
+}
+
 }  // namespace
 
+std::vector<std::string> ParquetTopLevelFields(const pq::Footer& footer) { return TopLevelFields(footer); }
+
+Result<ColumnType> ParquetSourceType(const std::string& path, const pq::ColumnDescriptor& column) {
+  return SourceTypeOf(path, column);
+}
+
+Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(path));
+  std::vector<MemberScan> scans;
+  json::Value line;
+  uint64_t row = 0, offset = 0;
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(bool more, lines->Next(&line, &row, &offset));
+    if (!more) break;
+    if (!line.is_object()) continue;  // a bare vector: every member is missing (null)
+    for (const auto& [name, value] : line.as_object()) {
+      auto it = std::find_if(scans.begin(), scans.end(), [&](const MemberScan& m) { return m.name == name; });
+      if (it == scans.end()) {
+        scans.push_back(MemberScan{name, {}, {}, {}, {}, {}});
+        it = scans.end() - 1;
+      }
+      ScanValue(*it, value, row);
+    }
+  }
+  std::vector<JsonlMember> members;
+  for (const MemberScan& m : scans) members.push_back(Conclude(m));
+  return members;
+}
+
+Status CannotCopyJsonlMember(const JsonlMember& member) {
+  return InvalidArgument("member \"" + member.name + "\" cannot be copied into a source table: " + member.why +
+                         "; source columns from JSONL hold strings, integers, numbers or booleans (and null); " +
+                         "leave it out with --columns");
+}
+
+pq::DecodedColumn EmptyJsonColumn(const ColumnType& type) {
+  pq::DecodedColumn c;
+  switch (type.kind) {
+    case Kind::kBoolean: c.values.type = pq::Type::kBoolean; break;
+    case Kind::kLong: c.values.type = pq::Type::kInt64; break;
+    case Kind::kDouble: c.values.type = pq::Type::kDouble; break;
+    default:
+      c.values.type = pq::Type::kByteArray;
+      c.values.binary_offsets.push_back(0);
+      break;
+  }
+  return c;
+}
+
+void AppendJsonValue(const json::Value* value, pq::DecodedColumn& column) {
+  ++column.num_rows;
+  bool present = value != nullptr && !value->is_null();
+  column.row_valid.push_back(present ? 1 : 0);
+  if (!present) return;
+  pq::ColumnValues& v = column.values;
+  switch (v.type) {
+    case pq::Type::kBoolean: v.booleans.push_back(value->as_bool() ? 1 : 0); break;
+    case pq::Type::kInt64: v.int64s.push_back(*value->as_number().AsInt64()); break;
+    case pq::Type::kDouble: v.doubles.push_back(value->as_number().AsDouble()); break;
+    default: {
+      const std::string& s = value->as_string();
+      v.binary.insert(v.binary.end(), s.begin(), s.end());
+      v.binary_offsets.push_back(v.binary.size());
+      break;
+    }
+  }
+}
+
 Result<std::vector<std::string>> InputColumnNames(const VectorInput& input) {
+  if (input.format() == InputFormat::kJsonl) {
+    VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(input.path()));
+    json::Value line;
+    uint64_t row = 0, offset = 0;
+    VIGILO_ASSIGN_OR_RETURN(bool any, lines->Next(&line, &row, &offset));
+    std::vector<std::string> names;
+    if (any && line.is_object()) {
+      for (const auto& [name, value] : line.as_object()) names.push_back(name);
+    }
+    if (names.empty()) names.push_back(input.vector_field());
+    return names;
+  }
   if (input.format() != InputFormat::kParquet) return std::vector<std::string>{input.vector_field()};
   VIGILO_ASSIGN_OR_RETURN(auto file, pq::LocalParquetFile::Open(input.path()));
   return TopLevelFields(file.footer());
@@ -232,12 +460,14 @@ Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const 
                            key.type.ToString());
   }
   if (input.format() == InputFormat::kParquet) return PlanParquet(input, key, columns);
+  if (input.format() == InputFormat::kJsonl) return PlanJsonl(input, key, columns);
   return PlanVectors(input, key, columns);
 }
 
 Result<SourceSpec> CopySource(VectorInput& input, const SourcePlan& plan, store::OwnedWrites& writes,
                               const SourceLayout& layout) {
   if (input.format() == InputFormat::kParquet) return CopyParquet(input, plan, writes, layout);
+  if (input.format() == InputFormat::kJsonl) return CopyJsonl(input, plan, writes, layout);
   return CopyVectors(input, plan, writes, layout);
 }
 

@@ -4,19 +4,23 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/source_writer.h"
+#include "vigilo/json/value.h"
+#include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/footer.h"
 #include "vigilo/store/owned_writes.h"
 
 namespace vigilo::ivf {
 
 // The input's top-level column names: a Parquet file's fields in file
-// order; for the other formats the vector field alone (JSONL members other
-// than the vector and the key are never read).
+// order; a JSONL file's members of its first line (the vector field alone
+// for a bare-array line); for the other formats the vector field alone.
 Result<std::vector<std::string>> InputColumnNames(const VectorInput& input);
 
 // The source table's columns: the key first, then the payload columns.
@@ -27,14 +31,46 @@ struct SourcePlan {
   // the vector, taken from the input's blocks).
   std::vector<size_t> leaves;
   static constexpr size_t kFromBlocks = static_cast<size_t>(-1);
+  // A JSONL member, read from the line (its type is the field's).
+  static constexpr size_t kFromJson = static_cast<size_t>(-2);
 };
+
+// A JSONL member's source type, decided from its values over the whole
+// input (docs/format/ivf-inputs.md, "Payload columns"): all strings →
+// string, all integers within int64 → long, numbers (some non-integer) →
+// double, all booleans → boolean; null (or a missing member) is allowed
+// anywhere and a member that is null everywhere is a string. Anything else
+// leaves `type` empty and says in `why` what the member holds.
+struct JsonlMember {
+  std::string name;
+  std::optional<ColumnType> type;
+  std::string why;  // "row 3 holds an array", "row 0 holds a string and row 2 a number"
+};
+// Every member of every object line, in order of first appearance (one
+// pass over the file; the vector member too, typed like the others).
+Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path);
+// InvalidArgument naming the member and what it holds.
+Status CannotCopyJsonlMember(const JsonlMember& member);
+
+// A Parquet file's top-level field names in file order, and the source
+// type of a column (InvalidArgument naming the column for a type no source
+// table holds).
+std::vector<std::string> ParquetTopLevelFields(const parquet::Footer& footer);
+Result<ColumnType> ParquetSourceType(const std::string& path, const parquet::ColumnDescriptor& column);
+
+// A decoded column of `type` (string, long, double or boolean) with no rows,
+// and the append of one row's JSON value to it (nullptr, a missing member,
+// is a null; the value must be of the scanned type).
+parquet::DecodedColumn EmptyJsonColumn(const ColumnType& type);
+void AppendJsonValue(const json::Value* value, parquet::DecodedColumn& column);
 
 // `columns` empty: every input column but the key and the vector column,
 // or the vector column when there is no other (.fvecs, .bvecs, .npy, JSONL,
 // a Parquet file of vectors alone). InvalidArgument, before any pass, for a
 // key that is not a long, a column listed twice or naming the key, a column
-// the input does not have or cannot copy (its type; a JSONL member), and a
-// name the manifest refuses.
+// the input does not have or cannot copy (its type; a JSONL member that
+// holds arrays, objects or mixed kinds), and a name the manifest refuses.
+// A JSONL input is read once here to type its members.
 Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const std::vector<std::string>& columns);
 
 // Copies the planned columns; the key must be 0, 1, 2, … in row order (the

@@ -71,6 +71,17 @@ struct BuildOptions {
   bool source = false;
   std::vector<std::string> source_columns;
   SourceLayout source_layout;
+  // Vectors from text (docs/format/ivf-build.md, "Building from text"): the
+  // directory `vigilo embed import` wrote (embedding.json and embedding/…)
+  // and the input's string column to embed with it. Both or neither; the
+  // metric must be cosine and the input (JSONL objects or Parquet) has no
+  // vector column: the vectors are the embeddings, in a column "vector".
+  // The publication carries the model's embedding section and assets.
+  std::string embed_model;
+  std::string text_field;
+  // Leave out rows whose text has no word in the model's vocabulary (or is
+  // null) instead of failing; needs a key column (input_options.key_field).
+  bool skip_unembeddable = false;
   BuildProgress progress;
 };
 
@@ -78,10 +89,18 @@ struct BuildSummary {
   Manifest manifest;
   uint64_t sample_rows = 0;
   uint64_t empty_leaves = 0;  // leaves no vector was assigned to
+  uint64_t skipped_rows = 0;  // text builds with skip_unembeddable: rows left out
+  double seconds_embed = 0;   // text builds: the model check and the embedding pass
   double seconds_sample = 0, seconds_train = 0, seconds_assign = 0, seconds_write = 0, seconds_source = 0;
 };
 
 // Builds into `store` (which must be writable: RequireWritable).
+//
+// A text build (embed_model) first checks its arguments and the model
+// (every asset's size and SHA-256, then the parity probe), embeds the text
+// column into a scratch Parquet file (the build's scratch directory) and
+// builds from that; the model's assets are created with the other objects
+// (and rolled back with them) and the embedding section is in the manifest.
 //
 // Errors: the input's (with its file and row), InvalidArgument for options
 // (nlist > N, roots > nlist, sample < nlist …) and for what the input's
