@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# HTTP reading (issue 19): one query on a Fashion-MNIST publication served by a
-# private nginx, behind a delay proxy (bench/delay_proxy.mjs: each request held
+# HTTP reading (issue 19): one query on each of two publications (Fashion-MNIST
+# and wink-GloVe-100) served by a private nginx, behind a delay proxy (bench/delay_proxy.mjs: each request held
 # D ms before it is forwarded), cold and warm, at the nprobe that first reaches
 # recall@10 ≥ TARGET locally. Counts requests, dependent round trips and bytes
 # (vigilo's --stats, checked against nginx's access log) and wall time, beside
@@ -13,11 +13,15 @@
 #
 # Data (cached in build/bench-data/http/): Debian's dataset-fashion-mnist, the
 # 60,000 training images as .bvecs (the base), the first 200 test images (the
-# nprobe sweep's queries; the measured query is test image QUERY), an IVF-LVQ8
-# publication (`vigilo index build --seed 7`, default nlist), reused while
-# `vigilo index validate` accepts it.
+# nprobe sweep's queries; the measured query is test image QUERY); wink: the
+# 340,479 word vectors and the first 200 held-out query words of
+# bench/data/prepare.sh (run it first; cached in ${VIGILO_DATA_DIR:-~/.cache/vigilo/data}).
+# Each publication (IVF-LVQ8, `vigilo index build --seed 7`; wink cosine with
+# nlist 2048, as bench/ivf_query.sh) is reused while `vigilo index validate`
+# accepts it.
 #
 # Environment:
+#   DATASETS "fashion-mnist wink" (either or both)
 #   DELAYS   "0 20 80" (ms added to every request by the proxy)
 #   REPS     5: runs per measurement; wall time is the median, counts are the
 #            first run's (they are the same every run; a differing run is noted)
@@ -45,7 +49,6 @@ command -v curl >/dev/null || bench_die "curl is not installed"
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 [[ -x $nginx_bin ]] || bench_die "nginx is not installed (scripts/setup installs it)"
 fm=/usr/share/datasets/fashion-mnist
-[[ -f $fm/train-images-idx3-ubyte.gz ]] || bench_die "$fm is missing (apt-get install dataset-fashion-mnist)"
 modules=$root/tools/node_modules
 if [[ $use_hyparquet == 1 && ! -d $modules/hyparquet ]]; then
   log "tools/node_modules/hyparquet is missing (cd tools && npm ci); hyparquet skipped"
@@ -55,35 +58,63 @@ fi
 # --- data, cached ---
 data=$root/build/bench-data/http
 www=$data/www
-pub=$www/fashion-mnist-lvq8
 mkdir -p "$data" "$www"
-if [[ ! -s $data/fashion-mnist-train.bvecs ]]; then
-  log "Fashion-MNIST training images -> .bvecs"
-  # IDX: a 16-byte header, then 784 bytes per image; .bvecs: int32le 784, then the bytes.
-  gzip -dc "$fm/train-images-idx3-ubyte.gz" | perl -e 'binmode STDIN; binmode STDOUT; read STDIN, $h, 16;
-    while (read(STDIN, $b, 784) == 784) { print pack("l<", 784), $b }' >"$data/train.tmp"
-  mv "$data/train.tmp" "$data/fashion-mnist-train.bvecs"
-fi
-if [[ ! -s $data/queries-200.bvecs ]]; then
-  gzip -dc "$fm/t10k-images-idx3-ubyte.gz" | perl -e 'binmode STDIN; binmode STDOUT;
-    read STDIN, $h, 16; for (1..200) { read(STDIN, $b, 784); print pack("l<", 784), $b }
-    1 while read(STDIN, $rest, 65536)  # drain, so gzip does not die of SIGPIPE under pipefail' >"$data/q.tmp"
-  mv "$data/q.tmp" "$data/queries-200.bvecs"
-fi
+wink_dir=${VIGILO_DATA_DIR:-$HOME/.cache/vigilo/data}
 (( query >= 0 && query < 200 )) || bench_die "QUERY must be in 0..199"
-perl -e 'open(my $f, "<", $ARGV[0]) or die; binmode $f; seek $f, 788 * $ARGV[1], 0; read $f, $b, 788;
-  print "[" . join(",", unpack("C*", substr($b, 4))) . "]\n"' "$data/queries-200.bvecs" "$query" >"$data/query-$query.json"
-if [[ -s $pub/manifest.json ]] && ! "$vigilo" index validate "$pub/manifest.json" >/dev/null 2>&1; then
-  log "$pub no longer validates with this vigilo; rebuilding it"
-  rm -rf "$pub"
-fi
-if [[ ! -s $pub/manifest.json ]]; then
-  log "vigilo index build (lvq8, seed 7) -> $pub"
-  rm -rf "$pub.tmp"
-  "$vigilo" index build --input "$data/fashion-mnist-train.bvecs" --metric l2_squared --encoding lvq8 --seed 7 \
-    --out "$pub.tmp" -q >/dev/null
-  mv "$pub.tmp" "$pub"
-fi
+
+# prepare_dataset NAME: the base, the 200 sweep queries, the measured query
+# (JSON) and the publication, built when missing; sets ds_* for the rest.
+prepare_dataset() {
+  case $1 in
+    fashion-mnist)
+      ds_label="Fashion-MNIST (60,000 × 784, l2_squared, \`vigilo index build --seed 7\`)"
+      ds_base=$data/fashion-mnist-train.bvecs ds_queries=$data/queries-200.bvecs
+      ds_query_json=$data/query-$query.json ds_pub=$www/fashion-mnist-lvq8
+      ds_build=(--metric l2_squared --encoding lvq8 --seed 7)
+      ds_query_name="test image $query"
+      [[ -f $fm/train-images-idx3-ubyte.gz ]] || bench_die "$fm is missing (apt-get install dataset-fashion-mnist)"
+      if [[ ! -s $ds_base ]]; then
+        log "Fashion-MNIST training images -> .bvecs"
+        # IDX: a 16-byte header, then 784 bytes per image; .bvecs: int32le 784, then the bytes.
+        gzip -dc "$fm/train-images-idx3-ubyte.gz" | perl -e 'binmode STDIN; binmode STDOUT; read STDIN, $h, 16;
+          while (read(STDIN, $b, 784) == 784) { print pack("l<", 784), $b }' >"$data/train.tmp"
+        mv "$data/train.tmp" "$ds_base"
+      fi
+      if [[ ! -s $ds_queries ]]; then
+        gzip -dc "$fm/t10k-images-idx3-ubyte.gz" | perl -e 'binmode STDIN; binmode STDOUT;
+          read STDIN, $h, 16; for (1..200) { read(STDIN, $b, 784); print pack("l<", 784), $b }
+          1 while read(STDIN, $rest, 65536)  # drain, so gzip does not die of SIGPIPE under pipefail' >"$data/q.tmp"
+        mv "$data/q.tmp" "$ds_queries"
+      fi
+      perl -e 'open(my $f, "<", $ARGV[0]) or die; binmode $f; seek $f, 788 * $ARGV[1], 0; read $f, $b, 788;
+        print "[" . join(",", unpack("C*", substr($b, 4))) . "]\n"' "$ds_queries" "$query" >"$ds_query_json" ;;
+    wink)
+      ds_label="wink-GloVe-100 (340,479 × 100, cosine, \`vigilo index build --nlist 2048 --seed 7\`)"
+      ds_base=$wink_dir/wink-base.fvecs ds_queries=$data/wink-queries-200.fvecs
+      ds_query_json=$data/wink-query-$query.json ds_pub=$www/wink-lvq8
+      ds_build=(--metric cosine --encoding lvq8 --nlist 2048 --seed 7)
+      [[ -s $ds_base && -s $wink_dir/wink-queries.fvecs ]] ||
+        bench_die "$ds_base is missing: run bench/data/prepare.sh (or DATASETS=fashion-mnist)"
+      ds_query_name="held-out word $query ($(sed -n "$((query + 1))p" "$wink_dir/wink-queries-words.txt" 2>/dev/null || echo ?))"
+      head -c $(( 404 * 200 )) "$wink_dir/wink-queries.fvecs" >"$ds_queries"
+      perl -e 'open(my $f, "<", $ARGV[0]) or die; binmode $f; seek $f, 404 * $ARGV[1], 0; read $f, $b, 404;
+        print "[" . join(",", map { sprintf("%.9g", $_) } unpack("f<*", substr($b, 4))) . "]\n"' \
+        "$ds_queries" "$query" >"$ds_query_json" ;;
+    *) bench_die "unknown data set $1 (fashion-mnist, wink)" ;;
+  esac
+  if [[ -s $ds_pub/manifest.json ]] && ! "$vigilo" index validate "$ds_pub/manifest.json" >/dev/null 2>&1; then
+    log "$ds_pub no longer validates with this vigilo; rebuilding it"
+    rm -rf "$ds_pub"
+  fi
+  if [[ ! -s $ds_pub/manifest.json ]]; then
+    log "vigilo index build ${ds_build[*]} -> $ds_pub"
+    rm -rf "$ds_pub.tmp"
+    "$vigilo" index build --input "$ds_base" "${ds_build[@]}" --out "$ds_pub.tmp" -q >/dev/null
+    mv "$ds_pub.tmp" "$ds_pub"
+  fi
+}
+datasets=${DATASETS:-fashion-mnist wink}
+for ds in $datasets; do prepare_dataset "$ds"; done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_http.XXXXXX")
 nginx_pid=
@@ -96,16 +127,6 @@ cleanup() {
 trap cleanup EXIT
 uptime_start=$(uptime)
 date_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-
-# --- nprobe: the first reaching TARGET locally ---
-log "index eval (ground truth from the base, cached by artifact-uuid)"
-"$vigilo" index eval "$pub/manifest.json" --base "$data/fashion-mnist-train.bvecs" --queries "$data/queries-200.bvecs" \
-  --nprobe 1,2,4,8,16,32,64 --warmup 10 --json -q >"$tmp/eval.jsonl" 2>"$tmp/eval.err" ||
-  { cat "$tmp/eval.err" >&2; bench_die "index eval failed"; }
-nprobe=$(jq -s -r --argjson t "$target" '[.[] | select(.recall >= $t)] | sort_by(.nprobe) | .[0].nprobe // empty' "$tmp/eval.jsonl")
-[[ -n $nprobe ]] || bench_die "no nprobe up to 64 reaches recall $target"
-recall=$(jq -s -r --argjson n "$nprobe" '.[] | select(.nprobe == $n) | .recall' "$tmp/eval.jsonl")
-log "nprobe $nprobe (recall@10 $recall over 200 queries)"
 
 # --- nginx on a free loopback port (the pattern of tests/http/run.sh) ---
 mkdir -p "$tmp/nginx/tmp"
@@ -173,10 +194,7 @@ stat_of() { sed -n "s/^vigilo: stats: $2 .*$3=\([0-9]*\).*/\1/p" "$1"; }
 now_ns() { date +%s%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# Results: JSON lines in $tmp/results.jsonl, one per (delay, reader).
-results=$tmp/results.jsonl
-: >"$results"
-rel=${pub#"$www"/}
+# Results: JSON lines in $results (one file per data set), one per (delay, reader).
 
 # run_vigilo MODE XDG OUT_PREFIX: one query; MODE off = VIGILO_CACHE=off.
 run_vigilo() {
@@ -185,7 +203,7 @@ run_vigilo() {
   mark=$(log_mark)
   t0=$(now_ns)
   env "${cache_env[@]}" XDG_CACHE_HOME="$xdg" OPENBLAS_NUM_THREADS=1 "$vigilo" index query \
-    "http://127.0.0.1:$proxy_port/$rel/manifest.json" --vector @"$data/query-$query.json" -k 10 --nprobe "$nprobe" \
+    "http://127.0.0.1:$proxy_port/$rel/manifest.json" --vector @"$ds_query_json" -k 10 --nprobe "$nprobe" \
     --stats --json >"$out.hits" 2>"$out.err" || { cat "$out.err" >&2; bench_die "vigilo index query over HTTP failed"; }
   t1=$(now_ns)
   echo $(( (t1 - t0) / 1000 )) >"$out.us"
@@ -210,6 +228,25 @@ record_vigilo() {
       q_requests:$q_requests, q_round_trips:$q_round_trips, q_bytes:$q_bytes, log_requests:$log_requests,
       log_bytes:$log_bytes, ms:$ms, same_every_run:$same}' >>"$results"
 }
+
+# measure_dataset NAME: the nprobe sweep, every reader at every delay, and
+# the data set's part of the section (appended to $section).
+measure_dataset() {
+prepare_dataset "$1"
+pub=$ds_pub
+rel=${pub#"$www"/}
+results=$tmp/results-$1.jsonl
+: >"$results"
+
+# --- nprobe: the first reaching TARGET locally ---
+log "$1: index eval (ground truth from the base, cached by artifact-uuid)"
+"$vigilo" index eval "$pub/manifest.json" --base "$ds_base" --queries "$ds_queries" \
+  --nprobe 1,2,4,8,16,32,64,128,256,512 --warmup 10 --json -q >"$tmp/eval.jsonl" 2>"$tmp/eval.err" ||
+  { cat "$tmp/eval.err" >&2; bench_die "index eval failed"; }
+nprobe=$(jq -s -r --argjson t "$target" '[.[] | select(.recall >= $t)] | sort_by(.nprobe) | .[0].nprobe // empty' "$tmp/eval.jsonl")
+[[ -n $nprobe ]] || bench_die "no nprobe up to 512 reaches recall $target"
+recall=$(jq -s -r --argjson n "$nprobe" '.[] | select(.nprobe == $n) | .recall' "$tmp/eval.jsonl")
+log "$1: nprobe $nprobe (recall@10 $recall over 200 queries)"
 
 # The objects and ranges one cold query touches (from the first cold run at
 # the first delay; the same at every delay).
@@ -281,7 +318,8 @@ for delay in $delays; do
       round_trips:2, bytes:$bytes, log_requests:$log_requests, log_bytes:$log_bytes, ms:$ms}' >>"$results"
   stop_proxy
 done
-uptime_end=$(uptime)
+write_part "$1"
+}
 
 # --- the section ---
 commit() {  # the checked-out commit, read from .git without running git
@@ -295,6 +333,8 @@ commit() {  # the checked-out commit, read from .git without running git
   fi
   echo "${head:0:7}"
 }
+section=$tmp/section.md
+write_part() {
 postings_files=$(cut -d' ' -f1 "$tmp/postings-ranges.txt" | sort -u | wc -l)
 postings_ranges=$(wc -l <"$tmp/postings-ranges.txt")
 nlist=$(jq -r '.nlist // .ivf.nlist // empty' "$pub/manifest.json" 2>/dev/null || true)
@@ -310,21 +350,19 @@ if [[ -n $minimal ]]; then
   minimal_total=$(( others + minimal ))
   cold_bytes=$(jq -s -r 'map(select(.reader | startswith("vigilo, cold (VIGILO"))) | .[0].bytes' "$results")
   ratio=$(awk -v a="$cold_bytes" -v b="$minimal_total" 'BEGIN { printf "%.3f", a / b }')
+  bound=$(awk -v m="$minimal_total" -v f="$(cut -d' ' -f1 "$tmp/postings-ranges.txt" | sort -u | wc -l)" \
+    'BEGIN { printf "%d", 1.25 * m + 65536 * f }')
+  verdict=$([[ $cold_bytes -le $bound ]] && echo within || echo OVER)
 fi
 hyp_shape=$(jq -s -r 'map(select(.row_groups)) | .[0] | if . then "\(.files) files, \(.row_groups) row groups in \(.runs) runs, \(.rows) rows" else "" end' "$results")
-section=$tmp/section.md
 {
   cat <<EOF
-## HTTP reading (one query over nginx, with added latency)
+### $ds_label
 
-\`bench/http.sh\`: an IVF-LVQ8 publication of Fashion-MNIST (60,000 × 784, l2_squared, \`vigilo index build
---seed 7\`${nlist:+, nlist $nlist}; $pub_files objects, $(numfmt --grouping "$pub_bytes") bytes) served by a private nginx on loopback,
-read through \`bench/delay_proxy.mjs\`, which holds **every request** D ms before forwarding it (Range header,
-status and body unchanged): D approximates one network round trip per request, so dependent requests add D
-each and parallel ones overlap. The query: test image $query, \`vigilo index query URL --vector @FILE -k 10
---nprobe $nprobe --stats --json\`; nprobe $nprobe is the first of 1, 2, 4, … whose recall@10 over the first 200 test
-images reaches $target locally ($recall; \`vigilo index eval --base\`, exact ground truth). The query touched
-$postings_files postings files with $postings_ranges ranged GETs.
+The query: $ds_query_name, \`vigilo index query URL --vector @FILE -k 10 --nprobe $nprobe --stats --json\`;
+nprobe $nprobe is the first of 1, 2, 4, … whose recall@10 over the first 200 queries reaches $target locally
+($recall; \`vigilo index eval --base\`, exact ground truth). The publication: ${nlist:+nlist $nlist, }$pub_files objects,
+$(numfmt --grouping "$pub_bytes") bytes. The query touched $postings_files postings files with $postings_ranges ranged GETs.
 
 EOF
   echo "| delay | reader | requests | dependent round trips | bytes | nginx saw (requests / bytes) | wall time, ms | delays paid |"
@@ -335,35 +373,56 @@ EOF
     "| \(.delay) ms | \(.reader) | \(.requests) | \(.round_trips) | \(.bytes) | \(.log_requests) / \(.log_bytes) | \(.ms * 10 | round / 10) | \(if .delay > 0 and $zero[.reader] then ((.ms - $zero[.reader]) / .delay * 10 | round / 10) else "–" end) |"' "$results"
   echo
   cat <<EOF
+- vigilo's query phase alone (cold): $(jq -s -r 'map(select(.reader | startswith("vigilo, cold (VIGILO"))) | .[0] | "\(.q_requests) requests, \(.q_round_trips) round trips, \(.q_bytes) bytes"' "$results").
+- hyparquet read ${hyp_shape:-nothing (not run)}.
+- Minimal bytes (manifest + centroids + needed footers + needed column chunks, from the local files):
+  ${minimal_total:-not computed (hyparquet skipped)}${minimal_total:+; vigilo cold fetched $cold_bytes, $ratio × minimal: $verdict the goal of 1.25 × minimal + 64 KiB per touched postings file ($bound)}.
+- Runs that differed from the first (\`same_every_run\` false): $(jq -s -r 'map(select(.same_every_run == false)) | if length == 0 then "none" else "\(length) rows" end' "$results").
+
+EOF
+} >>"$section"
+cp "$results" "$data/last-run-$1.jsonl"
+cp "$touched" "$data/last-run-$1-cold-access.log"
+}
+
+: >"$section"
+{
+  cat <<EOF
+## HTTP reading (one query over nginx, with added latency)
+
+\`bench/http.sh\`: IVF-LVQ8 publications served by a private nginx on loopback, read through
+\`bench/delay_proxy.mjs\`, which holds **every request** D ms before forwarding it (Range header, status and
+body unchanged): D approximates one network round trip per request, so dependent requests add D each and
+parallel ones overlap. vigilo reads with 16 request permits (docs/format/http-reading.md, "Parallel ranges").
+
 - **delays paid** = (wall time at D − wall time at D = 0) / D for the same reader: the number of delays the
   reader waited for one after another. A reader whose requests in each round trip run in parallel pays about
   its dependent round trips; one that sends them one at a time pays about its requests.
-- **requests, round trips, bytes** for vigilo: its \`--stats\` \`total\` line (manifest + query phases; the
-  query phase alone: $(jq -s -r 'map(select(.reader | startswith("vigilo, cold (VIGILO"))) | .[0] | "\(.q_requests) requests, \(.q_round_trips) round trips, \(.q_bytes) bytes"' "$results")).
+- **requests, round trips, bytes** for vigilo: its \`--stats\` \`total\` line (manifest + query phases).
   "nginx saw" is the access log's count and \`\$body_bytes_sent\` sum for the same run: the independent witness.
 - **cold (VIGILO_CACHE=off)**: no cache directory at all. **cold (empty cache directory)**: a fresh
   \`XDG_CACHE_HOME\`, which this run fills. **warm**: a second process with that cache directory (what it
   still fetches is what the cache does not hold).
 - **hyparquet** $(jq -r .version "$modules/hyparquet/package.json" 2>/dev/null || echo "?"): reads only the postings part: for each file vigilo touched (all at once), its footer
   (\`parquetMetadataAsync\`, default 512 KiB tail) then one \`parquetRead\` (rowStart/rowEnd, the same columns)
-  per run of adjacent row groups whose chunks vigilo fetched (${hyp_shape:-not run}). File sizes are given
-  (as vigilo has them from the manifest), so no HEAD. It does no manifest or centroid reads and no scoring, so
-  its rows are a lower bound for a reader built on it. Its wall time is measured inside node (no start-up);
-  vigilo's and curl's are whole processes (vigilo's start-up included).
-- **Minimal bytes** (issue 19: manifest + centroids + needed footers + needed column chunks, from the local
-  files): ${minimal_total:-not computed (hyparquet skipped)}${minimal_total:+; vigilo cold fetched $cold_bytes, $ratio × minimal (goal ≤ 1.25 × + 64 KiB per touched file)}.
+  per run of adjacent row groups whose chunks vigilo fetched. File sizes are given (as vigilo has them from
+  the manifest), so no HEAD. It does no manifest or centroid reads and no scoring, so its rows are a lower
+  bound for a reader built on it. Its wall time is measured inside node (no start-up); vigilo's and curl's
+  are whole processes (vigilo's start-up included).
 - **whole objects**: the manifest, then every other object the query touched (centroids, postings files) with
   \`curl --parallel\`: the naive baseline without ranges.
-- Wall time: the median of $reps runs; counts are the first run's (\`same_every_run\` false in the raw results
-  would mean a run differed: $(jq -s -r 'map(select(.same_every_run == false)) | if length == 0 then "none did" else "\(length) rows did" end' "$results")).
-  Loopback nginx and node's proxy add their own (sub-millisecond) cost per request at D = 0.
+- Wall time: the median of $reps runs; counts are the first run's. Loopback nginx and node's proxy add their
+  own (sub-millisecond) cost per request at D = 0.
+
+EOF
+} >>"$section"
+for ds in $datasets; do measure_dataset "$ds"; done
+uptime_end=$(uptime)
+cat >>"$section" <<EOF
 - CPU: $(bench_cpu) ($(nproc) CPUs, shared with other jobs: wall times at D = 0 are provisional)
 - Load: at the start \`$(echo "$uptime_start" | sed 's/^ *//')\`; at the end \`$(echo "$uptime_end" | sed 's/^ *//')\`
 - Date: $date_start, commit $(commit); nginx $("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///'), node $(node --version), curl $(curl --version | head -n1 | cut -d' ' -f2)
-- Regenerate: \`bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DELAYS="$delays", REPS=$reps, QUERY=$query)
+- Regenerate: \`bench/data/prepare.sh && bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DATASETS="$datasets", DELAYS="$delays", REPS=$reps, QUERY=$query)
 EOF
-} >"$section"
-cp "$results" "$data/last-run.jsonl"
-cp "$touched" "$data/last-run-cold-access.log"
 bench_replace_section "$root/docs/benchmarks.md" http "$section"
 cat "$section"
