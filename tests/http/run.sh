@@ -154,6 +154,8 @@ source "$here/tampered.sh"
 source "$here/stats.sh"
 # shellcheck source=tests/http/cache.sh
 source "$here/cache.sh"
+# shellcheck source=tests/http/text.sh
+source "$here/text.sh"
 
 log=$tmp/nginx/access.log
 total=$(wc -l <"$log")
