@@ -18,6 +18,7 @@
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq_kernels.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
 
@@ -252,29 +253,14 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
 
 // A store whose GetMany says every answer came from a cache (a CachingStore
 // hit), as a warm process sees it.
-class AllCachedStore final : public store::ObjectStore {
+class AllCachedStore final : public store::ForwardingStore {
  public:
-  explicit AllCachedStore(store::ObjectStore& inner) : inner_(inner) {}
-  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
-  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options = {}) override {
-    return inner_.Get(key, options);
-  }
+  using ForwardingStore::ForwardingStore;
   std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
-    std::vector<store::GetResponse> out = inner_.GetMany(requests);
+    std::vector<store::GetResponse> out = inner().GetMany(requests);
     for (store::GetResponse& r : out) r.cached = true;
     return out;
   }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_.CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_.BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
-
- private:
-  store::ObjectStore& inner_;
 };
 
 // --stats' counts (docs/format/http-reading.md, "Counting"): cold, the

@@ -10,39 +10,37 @@
 
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
 
 // Forwards every call to `inner`, recording each Get (its key and the
 // length answered) and counting HEADs (publication readers must never HEAD).
-class RecordingStore final : public store::ObjectStore {
+class RecordingStore final : public store::ForwardingStore {
  public:
-  explicit RecordingStore(store::ObjectStore& inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
 
   struct Read {
     std::string key;
     uint64_t length = 0;
   };
 
-  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
   Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options = {}) override {
-    auto bytes = inner_.Get(key, options);
+    auto bytes = inner().Get(key, options);
     if (bytes.ok()) reads.push_back(Read{std::string(key), bytes->size()});
     ++gets;
     return bytes;
   }
+  // One Get each, so every answer is recorded (the base would forward the
+  // batch to the inner store, past this wrapper's Get).
+  std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
+    return ObjectStore::GetMany(requests);
+  }
   Result<store::ObjectInfo> Head(std::string_view key) override {
     ++heads;
-    return inner_.Head(key);
+    return inner().Head(key);
   }
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_.CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_.BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
 
   // Gets of `key` so far.
   int GetsOf(std::string_view key) const {
@@ -65,9 +63,6 @@ class RecordingStore final : public store::ObjectStore {
   int gets = 0;   // answered or not
   int heads = 0;
   std::vector<Read> reads;  // answered Gets, in order
-
- private:
-  store::ObjectStore& inner_;
 };
 
 // A Parquet object of a store read with vigilo's reader: the in-store

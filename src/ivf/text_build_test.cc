@@ -16,6 +16,7 @@
 #include "vigilo/ivf/embed.h"
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/parquet/local_file.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
 
@@ -260,23 +261,13 @@ TEST_F(TextBuildTest, UnembeddableRowsFailTheBuildUnlessSkipped) {
 
 // A store that refuses manifest.json: the build fails after every other
 // object, the model's assets included, was created — and removes them all.
-class NoManifestStore final : public store::ObjectStore {
+class NoManifestStore final : public store::ForwardingStore {
  public:
-  explicit NoManifestStore(store::ObjectStore& inner) : inner_(inner) {}
-  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
-  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& o) override { return inner_.Get(key, o); }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
+  using ForwardingStore::ForwardingStore;
   Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
     if (key == "manifest.json") return Unavailable("refused for the test");
-    return inner_.CreateIfAbsent(key, bytes);
+    return inner().CreateIfAbsent(key, bytes);
   }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_.BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
-
- private:
-  store::ObjectStore& inner_;
 };
 
 TEST_F(TextBuildTest, AFailedBuildRemovesTheAssetsItCopied) {

@@ -8,6 +8,7 @@
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/embed_core.h"
+#include "vigilo/store/forwarding_store.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -17,14 +18,13 @@ using RangeKey = std::tuple<std::string, uint64_t, uint64_t>;
 // Answers Gets of the ranges fetched ahead (flagged as held, like a cache
 // hit: the round that fetched them was counted already); everything else
 // goes to the publication's store.
-class PrefetchedStore final : public store::ObjectStore {
+class PrefetchedStore final : public store::ForwardingStore {
  public:
   PrefetchedStore(store::ObjectStore& inner, std::map<RangeKey, store::Bytes> held)
-      : inner_(inner), held_(std::move(held)) {}
-  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
+      : ForwardingStore(inner), held_(std::move(held)) {}
   Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
     if (const store::Bytes* b = Held(key, options)) return *b;
-    return inner_.Get(key, options);
+    return inner().Get(key, options);
   }
   std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
     std::vector<store::GetResponse> out(requests.size(), store::GetResponse{store::Bytes()});
@@ -38,18 +38,10 @@ class PrefetchedStore final : public store::ObjectStore {
         rest_index.push_back(i);
       }
     }
-    std::vector<store::GetResponse> fetched = inner_.GetMany(rest);
+    std::vector<store::GetResponse> fetched = inner().GetMany(rest);
     for (size_t j = 0; j < fetched.size(); ++j) out[rest_index[j]] = std::move(fetched[j]);
     return out;
   }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_.CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_.BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
 
  private:
   const store::Bytes* Held(std::string_view key, const store::GetOptions& options) const {
@@ -57,7 +49,6 @@ class PrefetchedStore final : public store::ObjectStore {
     auto it = held_.find(RangeKey{std::string(key), options.range->offset, options.range->length});
     return it == held_.end() ? nullptr : &it->second;
   }
-  store::ObjectStore& inner_;
   std::map<RangeKey, store::Bytes> held_;
 };
 

@@ -1,0 +1,37 @@
+// A store that passes every call to another one: the base of wrappers that
+// change one or two calls (a reader's prefetched ranges, tests that count or
+// refuse something), so each says only what it changes.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::store {
+
+class ForwardingStore : public ObjectStore {
+ public:
+  // `inner` outlives the wrapper.
+  explicit ForwardingStore(ObjectStore& inner) : inner_(inner) {}
+
+  const Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override { return inner_.Get(key, options); }
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override { return inner_.GetMany(requests); }
+  Result<ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    return inner_.CreateIfAbsent(key, bytes);
+  }
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override { return inner_.BeginCreate(key); }
+  Status Delete(std::string_view key) override { return inner_.Delete(key); }
+
+ protected:
+  ObjectStore& inner() { return inner_; }
+
+ private:
+  ObjectStore& inner_;
+};
+
+}  // namespace vigilo::store
