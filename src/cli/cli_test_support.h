@@ -106,4 +106,27 @@ class CliDirTest : public ::testing::Test {
   Invocation Here() const { return {dir_, "VIGILO_CONTROL=" + Path("control.db"), true}; }
 };
 
+// A tiny wink-format model (4 words × 2 dimensions; "a", "the" and "don" make
+// every default parity probe embeddable) packed with the system tar as npm
+// packs it: the embed and text-build CLI tests import it.
+inline constexpr std::string_view kTinyModelJson =
+    R"({"precision":8,"l2NormIndex":2,"wordIndex":3,"size":4,"dimensions":2,"words":["a","the","don","cat"],)"
+    R"("vectors":{"a":[0.1,0.2,1,0],"the":[0.3,-0.4,1,1],"don":[1,1,1,2],"cat":[0.7,0.1,1,3]},"unkVector":[0,0,-1]})";
+
+// The tarball's path (made once per process).
+inline std::string TinyModelTarball() {
+  static const std::string path = [] {
+    std::filesystem::path dir = ProcessDir() / "tiny-model-pkg";
+    std::filesystem::create_directories(dir / "package");
+    WriteFile(dir / "package" / "package.json", R"({"name":"wink-tiny","version":"1.0.0","main":"./model.json"})");
+    WriteFile(dir / "package" / "model.json", kTinyModelJson);
+    std::string tgz = (ProcessDir() / "wink-tiny-1.0.0.tgz").string();
+    std::string cmd =
+        "tar --format=ustar -czf " + tgz + " -C " + dir.string() + " package/package.json package/model.json";
+    if (std::system(cmd.c_str()) != 0) ADD_FAILURE() << cmd;
+    return tgz;
+  }();
+  return path;
+}
+
 }  // namespace vigilo::cli_test

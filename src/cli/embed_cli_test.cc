@@ -15,25 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "a", "the" and "don" make every default parity probe embeddable.
-constexpr std::string_view kModelJson =
-    R"({"precision":8,"l2NormIndex":2,"wordIndex":3,"size":4,"dimensions":2,"words":["a","the","don","cat"],)"
-    R"("vectors":{"a":[0.1,0.2,1,0],"the":[0.3,-0.4,1,1],"don":[1,1,1,2],"cat":[0.7,0.1,1,3]},"unkVector":[0,0,-1]})";
-
-std::string Tarball() {
-  static const std::string path = [] {
-    fs::path dir = ProcessDir() / "pkg";
-    fs::create_directories(dir / "package");
-    WriteFile(dir / "package" / "package.json", R"({"name":"wink-tiny","version":"1.0.0","main":"./model.json"})");
-    WriteFile(dir / "package" / "model.json", kModelJson);
-    std::string tgz = (ProcessDir() / "wink-tiny-1.0.0.tgz").string();
-    std::string cmd = "tar --format=ustar -czf " + tgz + " -C " + dir.string() + " package/package.json package/model.json";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-    return tgz;
-  }();
-  return path;
-}
-
 std::string Fresh(const std::string& name) {
   fs::path p = ProcessDir() / name;
   fs::remove_all(p);
@@ -42,7 +23,7 @@ std::string Fresh(const std::string& name) {
 
 TEST(EmbedCli, ImportThenEmbedText) {
   std::string out = Fresh("model");
-  CliRun imported = Vigilo("embed import " + Tarball() + " --out " + out + " --json");
+  CliRun imported = Vigilo("embed import " + TinyModelTarball() + " --out " + out + " --json");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_NE(imported.out.find("\"model\":\"npm:wink-tiny@1.0.0\""), std::string::npos) << imported.out;
   EXPECT_NE(imported.out.find("\"words\":4"), std::string::npos) << imported.out;
@@ -80,7 +61,7 @@ TEST(EmbedCli, ImportRefusesANonEmptyDirectoryBeforeReading) {
   std::string out = Fresh("busy");
   fs::create_directories(out);
   WriteFile(fs::path(out) / "keep.txt", "mine");
-  CliRun r = Vigilo("embed import " + Tarball() + " --out " + out);
+  CliRun r = Vigilo("embed import " + TinyModelTarball() + " --out " + out);
   EXPECT_EQ(r.exit_code, 9) << r.err;
   EXPECT_NE(r.err.find("is not empty"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(fs::path(out) / "keep.txt"), "mine");
@@ -101,7 +82,7 @@ TEST(EmbedCli, AFailedImportLeavesNothingBehind) {
   EXPECT_TRUE(fs::exists(out));
   EXPECT_TRUE(fs::is_empty(out));
   // And a retry with a good tarball then succeeds.
-  CliRun retry = Vigilo("embed import " + Tarball() + " --out " + out);
+  CliRun retry = Vigilo("embed import " + TinyModelTarball() + " --out " + out);
   EXPECT_EQ(retry.exit_code, 0) << retry.err;
 }
 
@@ -109,7 +90,7 @@ TEST(EmbedCli, AFailedImportLeavesNothingBehind) {
 // the builder writes it): --model takes its directory or its manifest.json.
 TEST(EmbedCli, TextFromAPublicationManifest) {
   std::string model = Fresh("pub-model");
-  ASSERT_EQ(Vigilo("embed import " + Tarball() + " --out " + model + " -q").exit_code, 0);
+  ASSERT_EQ(Vigilo("embed import " + TinyModelTarball() + " --out " + model + " -q").exit_code, 0);
   std::string jsonl;
   for (int i = 0; i < 20; ++i) {
     jsonl += "{\"id\":" + std::to_string(i) + ",\"vector\":[" + std::to_string(i % 5) + ".5," +

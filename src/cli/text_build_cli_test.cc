@@ -15,24 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kModelJson =
-    R"({"precision":8,"l2NormIndex":2,"wordIndex":3,"size":4,"dimensions":2,"words":["a","the","don","cat"],)"
-    R"("vectors":{"a":[0.1,0.2,1,0],"the":[0.3,-0.4,1,1],"don":[1,1,1,2],"cat":[0.7,0.1,1,3]},"unkVector":[0,0,-1]})";
-
 // The imported model directory (once per process).
 std::string Model() {
   static const std::string model = [] {
-    fs::path dir = ProcessDir() / "textpkg";
-    fs::create_directories(dir / "package");
-    WriteFile(dir / "package" / "package.json", R"({"name":"wink-tiny","version":"1.0.0","main":"./model.json"})");
-    WriteFile(dir / "package" / "model.json", kModelJson);
-    std::string tgz = (ProcessDir() / "wink-tiny-text.tgz").string();
-    std::string cmd =
-        "tar --format=ustar -czf " + tgz + " -C " + dir.string() + " package/package.json package/model.json";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
     std::string out = (ProcessDir() / "text-model").string();
     fs::remove_all(out);
-    CliRun r = Vigilo("embed import " + tgz + " --out " + out);
+    CliRun r = Vigilo("embed import " + TinyModelTarball() + " --out " + out);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
   }();
