@@ -113,6 +113,17 @@ same "validate" index validate MANIFEST
 same "validate --deep" index validate --deep MANIFEST
 same "verify" index verify MANIFEST
 
+# index eval over HTTP: the same recall and bytes per query (its timings differ).
+XDG_CACHE_HOME=$tmp/xdg-eval "$vigilo" index eval "$local_manifest" --queries "$tmp/q.jsonl" --base "$tmp/in.fvecs" \
+  --nprobe 2,16 --json -q 2>"$tmp/eval.err" | jq -c '{nprobe, recall, bytes_per_query, requests_per_query}' >"$tmp/eval-local.out"
+XDG_CACHE_HOME=$tmp/xdg-eval "$vigilo" index eval "$url" --queries "$tmp/q.jsonl" --base "$tmp/in.fvecs" \
+  --nprobe 2,16 --json -q 2>>"$tmp/eval.err" | jq -c '{nprobe, recall, bytes_per_query, requests_per_query}' >"$tmp/eval-http.out"
+if [[ $(wc -l <"$tmp/eval-local.out") == 2 ]] && cmp -s "$tmp/eval-local.out" "$tmp/eval-http.out"; then
+  pass "eval: the same recall and bytes per query over HTTP"
+else
+  fail "eval: $(diff "$tmp/eval-local.out" "$tmp/eval-http.out" | head -c 400) $(head -c 300 "$tmp/eval.err")"
+fi
+
 # The base URL stands for its manifest.json.
 "$vigilo" index query "http://127.0.0.1:$port/pub/" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 >"$tmp/base.out" 2>&1
 "$vigilo" index query "$local_manifest" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 >"$tmp/local.out" 2>&1
