@@ -13,3 +13,15 @@ vigilo_test(ivf_embed_test
 if(TARGET ivf_embed_test)
   target_link_libraries(ivf_embed_test PRIVATE OpenSSL::Crypto ZLIB::ZLIB)
 endif()
+
+# The full model on real data (tests/embed/wordnet_quality.sh): the wink
+# tarball scripts/setup caches, WordNet's nouns, text queries whose expected
+# synsets must rank where they do. Once, in the release build (scripts/test
+# turns it on there; not under ASan).
+option(VIGILO_FULL_MODEL_TEST "Run the full-model text-search checks (needs scripts/setup's wink tarball)" OFF)
+if(VIGILO_TESTS AND VIGILO_FULL_MODEL_TEST AND "cli" IN_LIST VIGILO_LAYERS)
+  add_test(NAME wordnet_text_quality
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/embed/wordnet_quality.sh $<TARGET_FILE:vigilo>
+                   ${CMAKE_CURRENT_BINARY_DIR}/wordnet-quality)
+  set_tests_properties(wordnet_text_quality PROPERTIES LABELS full_model TIMEOUT 300)
+endif()
