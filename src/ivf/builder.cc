@@ -328,15 +328,7 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
   summary.seconds_train = Since(t1);
 
   // Spill files are local scratch, not objects; their directories go however the build ends.
-  CreatedDirectories scratch_dirs;
-  struct RemoveEmptyOnExit {
-    CreatedDirectories& dirs;
-    ~RemoveEmptyOnExit() { dirs.RemoveEmpty(); }
-  } remove_scratch_dirs{scratch_dirs};
-  std::filesystem::path base =
-      o.scratch.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(o.scratch);
-  VIGILO_RETURN_IF_ERROR(scratch_dirs.Create(base));
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::Create(base));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::CreateBelow(o.scratch));
 
   auto t2 = Clock::now();
   SpillWriter spill(scratch->path(), roots, nlist, static_cast<size_t>(CodeBytes(o.encoding, d)));

@@ -48,9 +48,26 @@ Result<std::unique_ptr<ScratchDir>> ScratchDir::Create(const std::filesystem::pa
   return IoError("no free scratch directory name").WithPath((base / prefix).string());
 }
 
+Result<std::unique_ptr<ScratchDir>> ScratchDir::CreateBelow(const std::string& base) {
+  const std::filesystem::path dir = base.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(base);
+  CreatedDirectories parents;
+  if (Status s = parents.Create(dir); !s.ok()) {
+    parents.RemoveEmpty();
+    return s;
+  }
+  auto scratch = Create(dir);
+  if (!scratch.ok()) {
+    parents.RemoveEmpty();
+    return scratch.status();
+  }
+  (*scratch)->parents_ = std::move(parents);
+  return scratch;
+}
+
 ScratchDir::~ScratchDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+  parents_.RemoveEmpty();
 }
 
 }  // namespace vigilo::ivf

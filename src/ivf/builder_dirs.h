@@ -34,6 +34,9 @@ class CreatedDirectories {
 class ScratchDir {
  public:
   static Result<std::unique_ptr<ScratchDir>> Create(const std::filesystem::path& base);
+  // Below `base` (empty: the temporary directory), creating `base` and its
+  // missing parents first; those it created go too, when left empty.
+  static Result<std::unique_ptr<ScratchDir>> CreateBelow(const std::string& base);
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
@@ -42,6 +45,7 @@ class ScratchDir {
  private:
   explicit ScratchDir(std::filesystem::path path) : path_(std::move(path)) {}
   std::filesystem::path path_;
+  CreatedDirectories parents_;  // CreateBelow's
 };
 
 // Forwards every call to a local store rooted at `root`, first noting in

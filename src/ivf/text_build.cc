@@ -574,15 +574,7 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
     VIGILO_ASSIGN_OR_RETURN(plan, PlanJsonlText(o, members));
   }
 
-  CreatedDirectories scratch_dirs;
-  struct RemoveEmptyOnExit {
-    CreatedDirectories& dirs;
-    ~RemoveEmptyOnExit() { dirs.RemoveEmpty(); }
-  } remove_scratch_dirs{scratch_dirs};
-  std::filesystem::path base =
-      o.scratch.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(o.scratch);
-  VIGILO_RETURN_IF_ERROR(scratch_dirs.Create(base));
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::Create(base));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::CreateBelow(o.scratch));
   std::string scratch_file = (scratch->path() / "text-vectors.parquet").string();
 
   std::vector<Field> fields;
