@@ -384,7 +384,8 @@ Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path) {
     if (!more) break;
     if (!line.is_object()) continue;  // a bare vector: every member is missing (null)
     for (const auto& [name, value] : line.as_object()) {
-      auto it = std::find_if(scans.begin(), scans.end(), [&](const MemberScan& m) { return m.name == name; });
+      const std::string& member = name;  // a lambda cannot capture a structured binding (C++20, clang 14)
+      auto it = std::find_if(scans.begin(), scans.end(), [&](const MemberScan& m) { return m.name == member; });
       if (it == scans.end()) {
         scans.push_back(MemberScan{name, {}, {}, {}, {}, {}});
         it = scans.end() - 1;
