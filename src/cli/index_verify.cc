@@ -132,13 +132,7 @@ Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::strin
   checks.on_failure = record;
   ivf::ObjectCheckReport counts;
   (void)ivf::CheckObjects(*manifest, store, checks, &counts);  // every failure went to record
-  report.objects = counts.objects;
-  report.bytes_read = counts.bytes_read;
-  report.largest_read = std::max(report.largest_read, counts.largest_read);
-  report.row_groups = counts.row_groups;
-  report.rows = counts.rows;
-  report.source_rows = counts.source_rows;
-  report.assets = counts.assets;
+  report.AddObjectCounts(counts);  // bytes_hashed and column_chunks stay 0: not deep
   return report;
 }
 

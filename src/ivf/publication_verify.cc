@@ -35,15 +35,7 @@ Result<VerifyReport> Verify(const Manifest& m, store::ObjectStore& store, const 
   checks.on_failure = record;
   ObjectCheckReport counts;
   (void)CheckObjects(m, store, checks, &counts);  // every failure went to record
-  report.objects = counts.objects;
-  report.assets = counts.assets;
-  report.bytes_hashed = counts.bytes_hashed;
-  report.bytes_read = counts.bytes_read;
-  report.largest_read = std::max(report.largest_read, counts.largest_read);
-  report.row_groups = counts.row_groups;
-  report.column_chunks = counts.column_chunks;
-  report.rows = counts.rows;
-  report.source_rows = counts.source_rows;
+  report.AddObjectCounts(counts);
   return report;
 }
 
@@ -53,6 +45,18 @@ Status CheckOptions(const VerifyOptions& o) {
 }
 
 }  // namespace
+
+void VerifyReport::AddObjectCounts(const ObjectCheckReport& counts) {
+  objects = counts.objects;
+  assets = counts.assets;
+  bytes_hashed = counts.bytes_hashed;
+  bytes_read = counts.bytes_read;
+  largest_read = std::max(largest_read, counts.largest_read);
+  row_groups = counts.row_groups;
+  column_chunks = counts.column_chunks;
+  rows = counts.rows;
+  source_rows = counts.source_rows;
+}
 
 Status CheckDerivedArtifactUuid(const Manifest& manifest) {
   Manifest nil = manifest;

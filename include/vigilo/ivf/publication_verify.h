@@ -65,6 +65,8 @@ struct VerifyReport {
   uint64_t rows = 0;           // postings rows in the footers (equal to ntotal when valid)
   uint64_t source_rows = 0;
   bool ok() const { return failures.empty(); }
+  // Takes CheckObjects' counts (largest_read: the larger of the two).
+  void AddObjectCounts(const ObjectCheckReport& counts);
 };
 
 // The artifact-uuid rule (VerifyOptions::derived_uuid): IntegrityError at
