@@ -9,9 +9,12 @@
 
 namespace vigilo::ivf {
 
-namespace {
-
-Status VerifyDigest(const EmbedRequest& r, std::span<const uint8_t> bytes) {
+Status CheckEmbedResponse(const EmbedRequest& r, std::span<const uint8_t> bytes) {
+  if (bytes.size() != r.length) {
+    return IntegrityError("expected " + std::to_string(r.length) + " bytes at offset " + std::to_string(r.offset) +
+                          ", got " + std::to_string(bytes.size()))
+        .WithPath(r.path);
+  }
   VIGILO_ASSIGN_OR_RETURN(auto digest, Sha256(bytes));
   std::string got = r.whole ? HexEncode(digest) : HexEncode(std::span<const uint8_t>(digest.data(), 16));
   if (got == r.digest) return Status::Ok();
@@ -19,8 +22,6 @@ Status VerifyDigest(const EmbedRequest& r, std::span<const uint8_t> bytes) {
                                                             std::to_string(r.offset + r.length) + ")";
   return IntegrityError(what + " is " + got + ", expected " + r.digest).WithPath(r.path);
 }
-
-}  // namespace
 
 Status FetchEmbedRequests(store::ObjectStore& store, const std::vector<EmbedRequest>& requests,
                           std::vector<store::Bytes>& bytes, EmbedFetchStats* stats) {
@@ -37,12 +38,7 @@ Status FetchEmbedRequests(store::ObjectStore& store, const std::vector<EmbedRequ
       ++stats->requests;
       stats->bytes += b.size();
     }
-    if (b.size() != r.length) {
-      return IntegrityError("expected " + std::to_string(r.length) + " bytes at offset " + std::to_string(r.offset) +
-                            ", got " + std::to_string(b.size()))
-          .WithPath(r.path);
-    }
-    VIGILO_RETURN_IF_ERROR(VerifyDigest(r, b.span()));
+    VIGILO_RETURN_IF_ERROR(CheckEmbedResponse(r, b.span()));
     bytes.push_back(std::move(b));
   }
   return Status::Ok();

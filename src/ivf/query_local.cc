@@ -50,6 +50,22 @@ FetchStats& FetchStats::operator+=(const FetchStats& other) {
   return *this;
 }
 
+void CountRound(const std::vector<store::GetResponse>& answers, FetchStats* stats) {
+  if (stats == nullptr) return;
+  bool sent = false;
+  for (const store::GetResponse& a : answers) {
+    if (!a.bytes.ok()) continue;
+    if (a.cached) {
+      ++stats->cache_hits;
+    } else {
+      ++stats->requests;
+      stats->bytes += a.bytes->size();
+      sent = true;
+    }
+  }
+  if (sent) ++stats->round_trips;
+}
+
 Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
                      const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
                      std::vector<std::span<const uint8_t>>& views, FetchStats* stats) {
@@ -71,22 +87,14 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   // cache directory answered is no request and, when it answered all of
   // them, no round trip.
   std::vector<store::GetResponse> answers = store.GetMany(gets);
-  bool sent = false;
   for (store::GetResponse& a : answers) {
     if (!a.bytes.ok()) return a.bytes.status();
-    if (stats != nullptr) {
-      if (a.cached) {
-        ++stats->cache_hits;
-      } else {
-        ++stats->requests;
-        stats->bytes += a.bytes->size();
-        sent = true;
-      }
-    }
+  }
+  CountRound(answers, stats);
+  for (store::GetResponse& a : answers) {
     views.push_back(a.bytes->span());
     bytes.push_back(std::move(*a.bytes));
   }
-  if (stats != nullptr && sent) ++stats->round_trips;
   return Status::Ok();
 }
 

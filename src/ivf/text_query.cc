@@ -5,9 +5,7 @@
 #include <span>
 #include <tuple>
 
-#include "vigilo/common/hex.h"
-#include "vigilo/hash/sha256.h"
-#include "vigilo/ivf/embed_core.h"
+#include "vigilo/ivf/embed.h"
 #include "vigilo/store/forwarding_store.h"
 
 namespace vigilo::ivf {
@@ -51,16 +49,6 @@ class PrefetchedStore final : public store::ForwardingStore {
   }
   std::map<RangeKey, store::Bytes> held_;
 };
-
-Status VerifyDigest(const EmbedRequest& r, std::span<const uint8_t> bytes) {
-  VIGILO_ASSIGN_OR_RETURN(auto digest, Sha256(bytes));
-  const std::string got = r.whole ? HexEncode(digest) : HexEncode(std::span<const uint8_t>(digest.data(), 16));
-  if (got == r.digest) return Status::Ok();
-  const std::string what = r.whole ? "sha256 of the object"
-                                   : "sha256 prefix of bytes [" + std::to_string(r.offset) + ", " +
-                                         std::to_string(r.offset + r.length) + ")";
-  return IntegrityError(what + " is " + got + ", expected " + r.digest).WithPath(r.path);
-}
 
 }  // namespace
 
@@ -128,28 +116,11 @@ Result<EmbeddedQueries> EmbedQueryTexts(PublicationReader& reader, store::Object
       gets.push_back(store::GetRequest{centroids.path, get});
     }
     std::vector<store::GetResponse> answers = store.GetMany(gets);
-    bool sent = false;
     for (size_t i = 0; i < answers.size(); ++i) {
       if (!answers[i].bytes.ok()) return answers[i].bytes.status();
-      if (stats != nullptr) {
-        if (answers[i].cached) {
-          ++stats->cache_hits;
-        } else {
-          ++stats->requests;
-          stats->bytes += answers[i].bytes->size();
-          sent = true;
-        }
-      }
-      if (i < round.size()) {
-        if (answers[i].bytes->size() != round[i].length) {
-          return IntegrityError("expected " + std::to_string(round[i].length) + " bytes at offset " +
-                                std::to_string(round[i].offset) + ", got " + std::to_string(answers[i].bytes->size()))
-              .WithPath(round[i].path);
-        }
-        VIGILO_RETURN_IF_ERROR(VerifyDigest(round[i], answers[i].bytes->span()));
-      }
+      if (i < round.size()) VIGILO_RETURN_IF_ERROR(CheckEmbedResponse(round[i], answers[i].bytes->span()));
     }
-    if (stats != nullptr && sent) ++stats->round_trips;
+    CountRound(answers, stats);
     if (first_round && prefetch_centroids) {
       held.emplace(RangeKey{centroids.path, 0, centroids.size}, std::move(*answers.back().bytes));
     }

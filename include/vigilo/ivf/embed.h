@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,11 @@ Status VerifyParity(store::ObjectStore& store, const EmbeddingSpec& spec);
 Result<std::vector<float>> EmbedText(store::ObjectStore& store, const EmbeddingSpec& spec, std::string_view text);
 Result<std::vector<std::vector<float>>> EmbedTexts(store::ObjectStore& store, const EmbeddingSpec& spec,
                                                    const std::vector<std::string>& texts);
+
+// A fetched response against its request: exactly its length, and its
+// SHA-256 (whole objects) or 128-bit SHA-256 prefix (ranges) equal to the
+// digest the core asked for; IntegrityError naming the asset path otherwise.
+Status CheckEmbedResponse(const EmbedRequest& request, std::span<const uint8_t> bytes);
 
 // Fetches one batch of requests and checks each against its digest:
 // IntegrityError naming the asset path and range on a mismatch.

@@ -32,6 +32,11 @@ struct FetchStats {
   FetchStats& operator+=(const FetchStats& other);
 };
 
+// Adds one round's answered Gets to `stats` (null: nothing): an answer a
+// cache gave (GetResponse::cached) is a hit, not a request or bytes, and the
+// round is a round trip only if some answer was sent for.
+void CountRound(const std::vector<store::GetResponse>& answers, FetchStats* stats);
+
 // A driver's fetch: every request, in order, as one ranged Get through the
 // seam whose expected size is the object's manifest size (no HEAD; a store
 // holding another size is IntegrityError). `bytes` owns the answers (views of
