@@ -57,6 +57,30 @@ TEST(EmbedCli, ImportThenEmbedText) {
   EXPECT_NE(unknown.err.find("no word of the text is in the model's vocabulary"), std::string::npos) << unknown.err;
 }
 
+// The import writes its own cheap probes unless given texts; a given text
+// without a word is refused before anything is read or created.
+TEST(EmbedCli, ImportTakesParityProbeTexts) {
+  std::string out = Fresh("probes");
+  CliRun chosen = Vigilo("embed import " + TinyModelTarball() + " --out " + out + " --json");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+  EXPECT_NE(chosen.out.find("\"parity_probes\":3"), std::string::npos) << chosen.out;
+
+  std::string mine = Fresh("my-probes");
+  CliRun given = Vigilo("embed import " + TinyModelTarball() + " --out " + mine +
+                        " --probe \"The cat\" --probe \"the CAT, the cat\" --json");
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(given.out.find("\"parity_probes\":2"), std::string::npos) << given.out;
+  std::string section = ReadFile(mine + "/embedding.json");
+  EXPECT_NE(section.find("{\"input\":\"The cat\",\"vector\":["), std::string::npos) << section;
+
+  std::string refused = Fresh("no-word-probe");
+  CliRun bad = Vigilo("embed import " + TinyModelTarball() + " --out " + refused + " --probe \"?!\"");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err, "vigilo: invalid_argument: parity probe 0: holds no word (ASCII letters, digits or non-ASCII "
+                     "characters)\n");
+  EXPECT_FALSE(fs::exists(refused));
+}
+
 TEST(EmbedCli, ImportRefusesANonEmptyDirectoryBeforeReading) {
   std::string out = Fresh("busy");
   fs::create_directories(out);

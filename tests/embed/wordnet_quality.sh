@@ -51,6 +51,19 @@ expect() {
     fail "\"$text\": \"$lemmas\" not in the first $rank: $(grep -o '"lemmas":"[^"]*"' "$work/q.out" | tr '\n' ' ')"
   fi
 }
+# Issue 22's budget: a cold reader's model bytes for a 10-word text, the
+# parity probes it runs first included, stay under 64 KiB.
+ten="a musical instrument with strings played by plucking them softly"
+if "$vigilo" embed text --model "$work/pub" --stats "$ten" 2>"$work/stats.err" >/dev/null; then
+  bytes=$(grep -o 'with the parity probes: [0-9]* requests, [0-9]* bytes' "$work/stats.err" | awk '{print $7}')
+  if [[ -n $bytes && $bytes -lt 65536 ]]; then
+    pass "a cold 10-word text fetches $bytes model bytes, parity probes included (< 65536)"
+  else
+    fail "a cold 10-word text: $(cat "$work/stats.err")"
+  fi
+else
+  fail "embed text --stats: $(tail -c 300 "$work/stats.err")"
+fi
 expect "domestic cat" 10 "cat, true cat"
 expect "a large body of salt water" 10 "sea"
 expect "a musical instrument with strings" 3 "stringed instrument"

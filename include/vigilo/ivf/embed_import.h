@@ -18,13 +18,12 @@ namespace vigilo::ivf {
 
 inline constexpr std::string_view kEmbeddingSectionPath = "embedding.json";
 
-// The parity probe inputs every import records (the runtime embeds them).
-const std::vector<std::string>& DefaultProbeInputs();
-
 struct EmbedImportOptions {
   uint32_t buckets = 65536;
   uint32_t pages = 1024;
-  std::vector<std::string> probe_inputs = DefaultProbeInputs();
+  // The parity probes' texts. Empty: the importer writes three from words of
+  // as few pages and buckets as it can (a cold reader fetches only those).
+  std::vector<std::string> probe_inputs;
   std::function<void(uint64_t done, uint64_t total)> progress;  // words read of the vocabulary
 };
 
