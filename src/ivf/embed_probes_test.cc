@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -134,6 +135,77 @@ TEST(CheapProbesTest, AnImportsProbesCostAColdReaderWhatTheChoiceCounted) {
   ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
   EXPECT_EQ((*embedder)->stats().bytes, imported->spec.assets[0].size + chosen->bytes);
   EXPECT_EQ((*embedder)->stats().requests, 1 + chosen->pages + chosen->buckets.size());
+}
+
+// What a reader whose tokenizer broke one rule would make of the probes: a
+// plausible port bug each (no lowercasing, hyphens or apostrophes kept in
+// words, JavaScript's \w, digits or non-ASCII bytes as separators, repeated
+// words counted once). The cheap probes must tell every one of them apart.
+struct Rules {
+  bool lowercase = true, hyphen_splits = true, apostrophe_splits = true, underscore_splits = true;
+  bool digits_in_words = true, non_ascii_in_words = true, repeats_count = true;
+};
+
+std::vector<std::string> TokenizeWith(const std::string& text, const Rules& r) {
+  auto word_byte = [&](unsigned char b) {
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) return true;
+    if (b >= '0' && b <= '9') return r.digits_in_words;
+    if (b >= 0x80) return r.non_ascii_in_words;
+    return (b == '-' && !r.hyphen_splits) || (b == '\'' && !r.apostrophe_splits) || (b == '_' && !r.underscore_splits);
+  };
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && word_byte(static_cast<unsigned char>(text[i]))) {
+      char c = text[i];
+      if (r.lowercase && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      cur.push_back(c);
+    } else if (!cur.empty()) {
+      if (r.repeats_count || std::find(out.begin(), out.end(), cur) == out.end()) out.push_back(cur);
+      cur.clear();
+    }
+  }
+  return out;
+}
+
+TEST(CheapProbesTest, TheImportsProbesCatchEveryTokenizerRuleBroken) {
+  std::string tgz = embed_test::FixtureTarball(embed_test::WinkJson(embed_test::FixtureWords()));
+  auto path = embed_test::WriteTemp("cheap-probes-rules.tgz", tgz);
+  store::MemoryStore model;
+  EmbedImportOptions options;
+  options.buckets = kBuckets;
+  options.pages = kPages;
+  auto imported = ImportWinkEmbeddings(path.string(), model, options);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  std::set<std::string> vocabulary;
+  for (const auto& w : embed_test::FixtureWords()) vocabulary.insert(w.word);
+
+  // The probes' vectors under a tokenizer: nullopt when no word is known.
+  auto vectors = [&](const Rules& r) {
+    std::vector<std::optional<std::vector<float>>> out;
+    for (const ParityProbe& p : imported->spec.probes) {
+      std::vector<std::vector<std::string>> rows;
+      for (const std::string& t : TokenizeWith(p.input, r)) {
+        if (vocabulary.count(t) != 0) rows.push_back(embed_test::Components(t));
+      }
+      out.push_back(rows.empty() ? std::nullopt : std::optional(embed_test::ReferenceEmbedding(rows)));
+    }
+    return out;
+  };
+  std::vector<std::optional<std::vector<float>>> recorded;
+  for (const ParityProbe& p : imported->spec.probes) recorded.emplace_back(p.vector);
+  ASSERT_EQ(vectors(Rules{}), recorded);  // the reference tokenizer reproduces them
+
+  const std::vector<std::pair<std::string, Rules>> broken = {
+      {"no lowercasing", {.lowercase = false}},
+      {"hyphen kept", {.hyphen_splits = false}},
+      {"apostrophe kept", {.apostrophe_splits = false}},
+      {"underscore kept (\\w)", {.underscore_splits = false}},
+      {"digits split", {.digits_in_words = false}},
+      {"non-ASCII split", {.non_ascii_in_words = false}},
+      {"repeats counted once", {.repeats_count = false}},
+  };
+  for (const auto& [name, rules] : broken) EXPECT_NE(vectors(rules), recorded) << name;
 }
 
 }  // namespace
