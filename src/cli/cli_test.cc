@@ -556,6 +556,10 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   // Ground truth: each query's exhaustive top-2 ids.
   CliRun exact = Vigilo("index query " + manifest + " --queries " + queries + " --k 2 --nprobe 10");
   ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  // The screen only decides which rows are scored exactly: the same answer without it.
+  CliRun unscreened = Vigilo("index query " + manifest + " --queries " + queries + " --k 2 --nprobe 10 --no-screen");
+  ASSERT_EQ(unscreened.exit_code, 0) << unscreened.err;
+  EXPECT_EQ(unscreened.out, exact.out);
   std::string gt;
   size_t line = 1;  // past the header
   for (int row = 0; row < 2; ++row) {
@@ -580,7 +584,7 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
                             " -k 2 --nprobe 1,10 --warmup 0");
   ASSERT_EQ(eval_text.exit_code, 0) << eval_text.err;
   EXPECT_EQ(TableRow(eval_text.out, 0),
-            (std::vector<std::string>{"nprobe", "recall", "qps", "bytes_per_query", "requests_per_query"}));
+            (std::vector<std::string>{"nprobe", "recall", "list_recall", "qps", "bytes_per_query", "requests_per_query"}));
   EXPECT_EQ(TableRow(eval_text.out, 2).at(0), "10");
   EXPECT_EQ(TableRow(eval_text.out, 2).at(1), "1.0");
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path + " --k 3").exit_code,

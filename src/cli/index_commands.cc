@@ -287,6 +287,7 @@ struct QueryArgs {
   OutputFlags output;
   bool stats = false;
   bool no_cache = false;
+  bool no_screen = false;
 };
 
 // --stats: what each phase fetched, on stderr (stdout keeps the hits);
@@ -362,6 +363,7 @@ Status Query(const QueryArgs& a) {
   ivf::QueryOptions options;
   options.k = a.k;
   options.nprobe = a.nprobe;
+  options.screen = !a.no_screen;
   // A publication whose key was generated (`_row`) answers with row
   // positions users never chose, so without --columns its hits carry the
   // first payload column that is not a list: the user's own id when it is
@@ -498,6 +500,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                   "One canonical JSON object per hit: query, rank, the key, _distance and the --columns");
   query->add_flag("--stats", q->stats,
                   "Print to stderr what each phase fetched: requests, dependent round trips, bytes, cache hits");
+  query->add_flag("--no-screen", q->no_screen,
+                  "Score every probed row exactly instead of screening with proven bounds first (same results)");
   query->add_flag("--no-cache", q->no_cache,
                   "Over http(s), read no object from the cache directory and store none there (also VIGILO_CACHE=off)");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 
 #include "input_internal.h"
+#include "vigilo/ivf/publication_check.h"
+#include "vigilo/parquet/column_reader.h"
 
 namespace vigilo::ivf {
 namespace {
@@ -115,6 +118,43 @@ double RecallAtK(std::span<const int64_t> found, std::span<const int64_t> truth,
   return static_cast<double>(hits) / static_cast<double>(k);
 }
 
+Result<std::unordered_map<int64_t, uint32_t>> ReadListOfEveryKey(const Manifest& m, store::ObjectStore& store) {
+  std::unordered_map<int64_t, uint32_t> list_of;
+  list_of.reserve(m.index.ntotal);
+  for (const PostingsFile& file : m.postings) {
+    VIGILO_ASSIGN_OR_RETURN(parquet::Footer footer, ReadObjectFooter(store, file.object, nullptr));
+    for (size_t rg = 0; rg < footer.metadata.row_groups.size(); ++rg) {
+      VIGILO_ASSIGN_OR_RETURN(std::vector<parquet::ColumnChunkPlan> plan, parquet::PlanRowGroup(footer, rg));
+      parquet::DecodedColumn columns[2];
+      for (size_t leaf = 0; leaf < 2; ++leaf) {
+        VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, ReadObjectRange(store, file.object, plan[leaf].range.offset,
+                                                                     plan[leaf].range.length));
+        auto decoded = parquet::DecodeColumnChunk(footer, rg, leaf, bytes.span());
+        if (!decoded.ok()) return Status(decoded.status()).PrependPath(file.object.path + ": ");
+        columns[leaf] = std::move(*decoded);
+      }
+      const std::vector<int32_t>& cids = columns[0].values.int32s;
+      const std::vector<int64_t>& keys = columns[1].values.int64s;
+      if (cids.size() != keys.size()) {
+        return InvalidFormat("postings columns differ in length").WithPath(file.object.path);
+      }
+      for (size_t i = 0; i < keys.size(); ++i) list_of[keys[i]] = static_cast<uint32_t>(cids[i]);
+    }
+  }
+  return list_of;
+}
+
+double ListRecallAtK(std::span<const uint32_t> probed, std::span<const int64_t> truth, size_t k,
+                     const std::unordered_map<int64_t, uint32_t>& list_of) {
+  if (k == 0) return 0;
+  size_t in_probed = 0;
+  for (size_t i = 0; i < std::min(k, truth.size()); ++i) {
+    auto it = list_of.find(truth[i]);
+    if (it != list_of.end() && std::find(probed.begin(), probed.end(), it->second) != probed.end()) ++in_probed;
+  }
+  return static_cast<double>(in_probed) / static_cast<double>(k);
+}
+
 Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
                                               const std::vector<std::vector<float>>& queries,
                                               const GroundTruth& truth, const EvalOptions& options) {
@@ -134,11 +174,13 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
   }
   const size_t n = queries.size();
   const size_t batch = options.batch == 0 ? n : options.batch;
+  VIGILO_ASSIGN_OR_RETURN(auto list_of, ReadListOfEveryKey(m, store));
   std::vector<EvalPoint> points;
   for (uint32_t nprobe : options.nprobes) {
     QueryOptions qo;
     qo.k = options.k;
     qo.nprobe = nprobe;
+    qo.screen = options.screen;
     for (size_t i = 0; i < std::min(options.warmup, n); i += batch) {
       std::vector<std::vector<float>> part(queries.begin() + static_cast<std::ptrdiff_t>(i),
                                            queries.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + batch)));
@@ -164,9 +206,12 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     p.queries = n;
     p.seconds = seconds;
     p.qps = seconds > 0 ? static_cast<double>(n) / seconds : 0;
-    double recall = 0, bytes = 0, requests = 0;
+    double recall = 0, list_recall = 0, bytes = 0, requests = 0;
     for (size_t b = 0; b < results.size(); ++b) {
       const QueryResult& r = results[b];
+      for (size_t q = 0; q < r.probes.size(); ++q) {
+        list_recall += ListRecallAtK(r.probes[q], truth.Row(b * batch + q), options.k, list_of);
+      }
       bytes += static_cast<double>(r.bytes_fetched);
       requests += static_cast<double>(r.requests);
       std::vector<std::vector<int64_t>> found(std::min(batch, n - b * batch));
@@ -174,6 +219,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
       for (size_t q = 0; q < found.size(); ++q) recall += RecallAtK(found[q], truth.Row(b * batch + q), options.k);
     }
     p.recall = recall / static_cast<double>(n);
+    p.list_recall = list_recall / static_cast<double>(n);
     p.bytes_per_query = bytes / static_cast<double>(n);
     p.requests_per_query = requests / static_cast<double>(n);
     points.push_back(p);

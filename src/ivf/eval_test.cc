@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -160,11 +161,35 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
     ASSERT_EQ(points->size(), 2u);
     EXPECT_LT((*points)[0].recall, 0.9) << "batch " << batch;
     EXPECT_EQ((*points)[1].recall, 1.0) << "batch " << batch;
+    EXPECT_EQ((*points)[1].list_recall, 1.0) << "batch " << batch;
+    EXPECT_GE((*points)[0].list_recall, (*points)[0].recall) << "batch " << batch;
     EXPECT_LT((*points)[0].bytes_per_query, (*points)[1].bytes_per_query);
     EXPECT_GT((*points)[0].qps, 0);
     EXPECT_EQ((*points)[1].queries, 20u);
   }
   EXPECT_EQ(objects.heads, 0);
+
+  // List recall at nprobe 1, counted independently: with k as large as the
+  // publication, a query returns every row of the one list it probes.
+  QueryOptions whole_list;
+  whole_list.k = kN;
+  whole_list.nprobe = 1;
+  double in_list = 0;
+  for (size_t q = 0; q < queries.size(); ++q) {
+    auto rows = RunQuery(reader, objects, {queries[q]}, whole_list);
+    ASSERT_TRUE(rows.ok());
+    for (int64_t id : truth.Row(q)) {
+      in_list += std::count(rows->keys.integers.begin(), rows->keys.integers.end(), id) != 0 ? 1 : 0;
+    }
+  }
+  EvalOptions one;
+  one.nprobes = {1};
+  one.warmup = 0;
+  auto point = EvaluateRecall(reader, objects, queries, truth, one);
+  ASSERT_TRUE(point.ok());
+  EXPECT_DOUBLE_EQ((*point)[0].list_recall, in_list / (10.0 * static_cast<double>(queries.size())));
+  EXPECT_LT((*point)[0].list_recall, 1.0);
+
   EvalOptions eo;
   eo.k = 11;
   EXPECT_EQ(EvaluateRecall(reader, objects, queries, truth, eo).status().code(), StatusCode::kInvalidArgument);

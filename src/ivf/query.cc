@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "lvq_screen_internal.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/postings_cid.h"
 #include "vigilo/ivf/types.h"
@@ -210,6 +211,34 @@ void GatherFloats(const std::vector<parquet::ValueRun>& runs, float* out) {
   }
 }
 
+// Centroid ranking's screen: every centroid's distance bounds, and in
+// order[0, candidates) the centroids whose lower bound is at most U, the
+// nprobe-th smallest upper bound. At least nprobe centroids have a distance
+// ≤ U, so any other has a distance > U and ranks after them whatever the
+// tie-break: the nprobe best are among the candidates. False (nothing
+// decided) when some bound is not proven: the exact pass then ranks every
+// centroid and names one whose distance is not finite.
+bool ScreenCentroids(const ListContext& ctx, const RowBlock& all, size_t nprobe, screen::ScreenContext& screen_ctx,
+                     std::vector<float>& lower, std::vector<float>& upper, std::vector<uint32_t>& order,
+                     size_t& candidates) {
+  screen::PrepareScreen(ctx, screen_ctx);
+  if (!screen_ctx.usable) return false;
+  lower.resize(all.n);
+  upper.resize(all.n);
+  screen::ScreenBlock(screen_ctx, all, lower.data(), upper.data());
+  for (size_t c = 0; c < all.n; ++c) {
+    if (!std::isfinite(lower[c]) || !std::isfinite(upper[c])) return false;  // a finite upper proves the distance finite
+  }
+  // upper is not needed after this: partitioned in place.
+  std::nth_element(upper.begin(), upper.begin() + static_cast<std::ptrdiff_t>(nprobe - 1), upper.end());
+  const float bound = upper[nprobe - 1];
+  candidates = 0;
+  for (size_t c = 0; c < all.n; ++c) {
+    if (!(lower[c] > bound)) order[candidates++] = static_cast<uint32_t>(c);
+  }
+  return true;
+}
+
 }  // namespace
 
 Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const std::span<const uint8_t>> responses,
@@ -278,27 +307,41 @@ Status QueryRun::Advance() {
     const size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
     const std::vector<float> zero(d, 0.0f);
     ListContext ctx;
-    std::vector<float> distance(nlist);
+    screen::ScreenContext screen_ctx;
+    std::vector<float> distance(nlist), lower, upper;
     std::vector<uint32_t> order(nlist);
+    const RowBlock all{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
+                       reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()};
     for (size_t qi = 0; qi < queries_.size(); ++qi) {
       const std::vector<float>& q = queries_[qi];
       VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, q, zero, ctx));
-      ScoreBlock(ctx,
-                 RowBlock{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
-                          reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()},
-                 distance.data());
-      // The query's input domain: its distance to every leaf centroid (each
-      // checked finite when decoded) must be a finite float32. Beyond it the
-      // ranking would be arbitrary and every postings row would score
-      // non-finite; the query is at fault, named before anything is scored.
-      if (auto bad = std::find_if(distance.begin(), distance.end(), [](float x) { return !std::isfinite(x); });
-          bad != distance.end()) {
-        return InvalidArgument("query " + std::to_string(qi) + ": its " + std::string(MetricName(m.index.metric)) +
-                               " distance to centroid " + std::to_string(bad - distance.begin()) +
-                               " overflows float32; its values are too large");
+      // order[0, candidates) are the centroids that can rank among the first nprobe.
+      size_t candidates = 0;
+      if (options_.screen && ScreenCentroids(ctx, all, nprobe, screen_ctx, lower, upper, order, candidates)) {
+        result_.centroids_screened_out += nlist - candidates;
+        for (size_t j = 0; j < candidates; ++j) {
+          const uint32_t c = order[j];
+          ScoreBlock(ctx,
+                     RowBlock{1, all.offsets + c, all.scales + c, all.codes + size_t{c} * d, d, all.sums + c},
+                     distance.data() + c);
+        }
+      } else {
+        ScoreBlock(ctx, all, distance.data());
+        // The query's input domain: its distance to every leaf centroid (each
+        // checked finite when decoded) must be a finite float32. Beyond it the
+        // ranking would be arbitrary and every postings row would score
+        // non-finite; the query is at fault, named before anything is scored.
+        if (auto bad = std::find_if(distance.begin(), distance.end(), [](float x) { return !std::isfinite(x); });
+            bad != distance.end()) {
+          return InvalidArgument("query " + std::to_string(qi) + ": its " + std::string(MetricName(m.index.metric)) +
+                                 " distance to centroid " + std::to_string(bad - distance.begin()) +
+                                 " overflows float32; its values are too large");
+        }
+        for (uint32_t c = 0; c < nlist; ++c) order[c] = c;
+        candidates = nlist;
       }
-      for (uint32_t c = 0; c < nlist; ++c) order[c] = c;
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe), order.end(),
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe),
+                        order.begin() + static_cast<std::ptrdiff_t>(candidates),
                         [&](uint32_t a, uint32_t b) { return distance[a] != distance[b] ? distance[a] < distance[b] : a < b; });
       probes_.emplace_back(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nprobe));
       probed_.insert(probes_.back().begin(), probes_.back().end());
@@ -499,6 +542,13 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   ListContext ctx;
   std::vector<float> distance;
   std::vector<float> offsets, scales;  // one row group's, reused
+  // The screen's contexts, made when a (query, list) is first screened, and its bounds.
+  std::vector<screen::ScreenContext> screens(prepared.size());
+  std::vector<uint8_t> screen_ready(prepared.size(), 0);
+  screen::ScreenContext screen_ctx;
+  std::vector<float> lower, upper;
+  std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
+  std::vector<CodeSums> code_sums;   // a row group's (l2)
   std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs;
   // Every chunk's first bytes (its page header) requested at once: the
   // headers are far apart, and read one by one each would wait on memory.
@@ -594,59 +644,147 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       bool keys_decoded = false;
       std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
-      for (const auto& [q, context] : probing[slice.cid]) {
+      // l2 with the screen and several queries probing the group: its exact
+      // code sums, computed once for all of them (the screen and the kernels
+      // then skip them). (For one query the screen's own pass is cheaper: it
+      // reads the codes once.)
+      const bool group_sums = options_.screen && m.index.encoding == Encoding::kLvq8 &&
+                              m.index.metric == Metric::kL2Squared && probing[slice.cid].size() > 1;
+      if (group_sums) {
+        code_sums.resize(n);
+        size_t at = 0;
+        for (const parquet::ValueRun& run : code_runs) {
+          screen::ComputeLvq8CodeSums(d, run.count, run.first, run.stride, code_sums.data() + at);
+          at += run.count;
+        }
+      }
+      auto sums_at = [&](size_t row) { return group_sums ? code_sums.data() + row : nullptr; };
+      for (const auto& probe : probing[slice.cid]) {
+        const uint32_t q = probe.first;
+        const size_t context = probe.second;  // (not a structured binding: the lambdas below capture it)
         const ListContext* list = prepared_up_front ? &prepared[context] : &ctx;
         if (!prepared_up_front) {
           VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
         }
-        size_t row = 0;
-        for (const parquet::ValueRun& run : code_runs) {
-          ScoreBlock(*list, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, nullptr},
-                     distance.data() + row);
-          row += run.count;
-        }
-        if (lengths_unchecked) {
-          lengths_unchecked = false;
-          if (!parquet::ByteArrayLengthsAre(code_runs, code_bytes)) {
-            VIGILO_RETURN_IF_ERROR(decode_codes(n));  // names the row
-            return Internal("postings code lengths: the in-place check and the decoder disagree").WithPath(path);
-          }
-        }
         auto& heap = top[q];
-        for (size_t i = 0; i < n; ++i) {
-          if (!std::isfinite(distance[i])) {
-            // The query is in its domain (ranking checked it), so the row is at fault.
-            const bool finite_params = std::isfinite(offsets[i]) && std::isfinite(scales[i]);
-            return InvalidFormat("postings row " + std::to_string(slice.first_row + i) +
-                                 " scores a non-finite distance (offset or scale " +
-                                 (finite_params ? "too large)" : "not finite)"))
-                .WithPath(path);
+        // With a full heap, a row whose lower bound exceeds the k-th distance
+        // (taken before the rows are screened; it only falls meanwhile) would
+        // be rejected by the heap below: it is screened out and never scored
+        // exactly. Its distance is proven finite too, so no error is skipped.
+        // While the heap fills, the rows that fill it are scored exactly first.
+        const bool may_screen = options_.screen && m.index.encoding == Encoding::kLvq8;
+        const screen::ScreenContext* screen_list = nullptr;
+        auto screen_context = [&]() -> const screen::ScreenContext* {
+          if (!prepared_up_front) {
+            screen::PrepareScreen(ctx, screen_ctx);
+            return &screen_ctx;
           }
-          const float dist = distance[i];
-          if (heap.size() == options_.k) {  // most rows lose to the current k-th at once
-            const Candidate& kth = heap.front();
-            if (dist > kth.distance || (dist == kth.distance && !Better({dist, slice.file, slice.first_row + i, 0, {}}, kth))) {
-              continue;
+          if (!screen_ready[context]) {
+            screen::PrepareScreen(prepared[context], screens[context]);
+            screen_ready[context] = 1;
+          }
+          return &screens[context];
+        };
+        // Scores rows [begin, end) (exactly, or screened against `threshold`
+        // when screen_list is set) and lists those scored in `considered`.
+        auto score_rows = [&](size_t begin, size_t end, const screen::ScreenContext* screened, float threshold) {
+          size_t row = 0;
+          for (const parquet::ValueRun& run : code_runs) {
+            const size_t from = std::max(begin, row), to = std::min(end, row + run.count);
+            if (from < to) {
+              const uint8_t* codes = run.first + (from - row) * run.stride;
+              const RowBlock block{to - from, offsets.data() + from, scales.data() + from, codes, run.stride, sums_at(from)};
+              if (screened == nullptr) {
+                ScoreBlock(*list, block, distance.data() + from);
+                for (size_t i = from; i < to; ++i) considered.push_back(static_cast<uint32_t>(i));
+              } else {
+                screen::ScreenBlock(*screened, block, lower.data() + from, upper.data() + from);
+                for (size_t i = from; i < to;) {  // exact scores for each stretch of rows not screened out
+                  if (lower[i] > threshold) {
+                    ++i;
+                    ++result_.rows_screened_out;
+                    continue;
+                  }
+                  size_t stretch = i + 1;
+                  while (stretch < to && !(lower[stretch] > threshold)) ++stretch;
+                  ScoreBlock(*list,
+                             RowBlock{stretch - i, offsets.data() + i, scales.data() + i,
+                                      run.first + (i - row) * run.stride, run.stride, sums_at(i)},
+                             distance.data() + i);
+                  for (size_t j = i; j < stretch; ++j) considered.push_back(static_cast<uint32_t>(j));
+                  i = stretch;
+                }
+              }
+            }
+            row += run.count;
+          }
+        };
+        // The heap code, over the rows in `considered` (in row order).
+        auto consider = [&]() -> Status {
+          if (lengths_unchecked) {
+            lengths_unchecked = false;
+            if (!parquet::ByteArrayLengthsAre(code_runs, code_bytes)) {
+              VIGILO_RETURN_IF_ERROR(decode_codes(n));  // names the row
+              return Internal("postings code lengths: the in-place check and the decoder disagree").WithPath(path);
             }
           }
-          if (!keys_decoded) {
-            VIGILO_RETURN_IF_ERROR(decode(1));
-            if (cols[0].values.size() != n) {
-              return InvalidFormat("postings columns differ in length")
-                  .WithPath(path + ": row group " + std::to_string(slice.row_group));
+          for (const uint32_t i : considered) {
+            if (!std::isfinite(distance[i])) {
+              // The query is in its domain (ranking checked it), so the row is at fault.
+              const bool finite_params = std::isfinite(offsets[i]) && std::isfinite(scales[i]);
+              return InvalidFormat("postings row " + std::to_string(slice.first_row + i) +
+                                   " scores a non-finite distance (offset or scale " +
+                                   (finite_params ? "too large)" : "not finite)"))
+                  .WithPath(path);
             }
-            keys_decoded = true;
+            const float dist = distance[i];
+            if (heap.size() == options_.k) {  // most rows lose to the current k-th at once
+              const Candidate& kth = heap.front();
+              if (dist > kth.distance ||
+                  (dist == kth.distance && !Better({dist, slice.file, slice.first_row + i, 0, {}}, kth))) {
+                continue;
+              }
+            }
+            if (!keys_decoded) {
+              VIGILO_RETURN_IF_ERROR(decode(1));
+              if (cols[0].values.size() != n) {
+                return InvalidFormat("postings columns differ in length")
+                    .WithPath(path + ": row group " + std::to_string(slice.row_group));
+              }
+              keys_decoded = true;
+            }
+            heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, KeyBytes(cols[0], key_kind, i)});
+            std::push_heap(heap.begin(), heap.end(), heap_less);
+            if (heap.size() > options_.k) {
+              std::pop_heap(heap.begin(), heap.end(), heap_less);
+              heap.pop_back();
+            }
           }
-          heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, KeyBytes(cols[0], key_kind, i)});
-          std::push_heap(heap.begin(), heap.end(), heap_less);
-          if (heap.size() > options_.k) {
-            std::pop_heap(heap.begin(), heap.end(), heap_less);
-            heap.pop_back();
+          considered.clear();
+          return Status::Ok();
+        };
+        considered.clear();
+        size_t begin = 0;
+        if (may_screen && heap.size() < options_.k) {  // these rows all enter the heap (or fail)
+          begin = std::min(n, options_.k - heap.size());
+          score_rows(0, begin, nullptr, 0.0f);
+          VIGILO_RETURN_IF_ERROR(consider());
+        }
+        if (begin < n) {
+          if (may_screen && heap.size() == options_.k) {
+            screen_list = screen_context();
+            lower.resize(n);
+            upper.resize(n);
+            score_rows(begin, n, screen_list, heap.front().distance);
+          } else {
+            score_rows(begin, n, nullptr, 0.0f);
           }
         }
+        VIGILO_RETURN_IF_ERROR(consider());
       }
     }
   }
+  result_.probes = probes_;
   for (uint32_t q = 0; q < top.size(); ++q) {
     std::sort(top[q].begin(), top[q].end(), Better);
     for (uint32_t rank = 0; rank < top[q].size(); ++rank) {

@@ -10,7 +10,9 @@ set(VIGILO_KERNEL_SOURCES
   ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels_scalar.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels_portable.cc
-  ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels_avx2.cc)
+  ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_kernels_avx2.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_screen.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/lvq_screen_avx2.cc)
 # LVQ decode is normative to the bit, and scalar/portable/AVX2 must stay
 # bit-identical: no FMA contraction in these (see kernels.cmake).
 set(VIGILO_READ_CORE_NO_CONTRACT_SOURCES ${VIGILO_KERNEL_SOURCES} ${VIGILO_READ_CORE_DIR}/src/ivf/lvq.cc

@@ -37,6 +37,7 @@ struct EvalOptions {
   std::vector<uint32_t> nprobes = {1, 2, 4, 8, 16, 32, 64};
   size_t batch = 1;    // queries per QueryRun: 1 = one at a time, 0 = all at once
   size_t warmup = 100;  // untimed queries before each timed pass (page cache, footers)
+  bool screen = true;   // QueryOptions::screen
 };
 
 struct EvalPoint {
@@ -44,6 +45,11 @@ struct EvalPoint {
   size_t batch = 0;
   size_t queries = 0;
   double recall = 0;               // mean recall@k
+  // Mean recall@k of an exact float scan of the same probed lists: what the
+  // partitions allow (every true neighbour in a probed list is found), so
+  // recall − list_recall is what the codes lose and 1 − list_recall what the
+  // clustering loses.
+  double list_recall = 0;
   double seconds = 0;              // the timed pass, one thread
   double qps = 0;                  // queries / seconds
   double bytes_per_query = 0;      // bytes fetched in the timed pass / queries

@@ -59,6 +59,11 @@ struct QueryOptions {
   uint32_t nprobe = 16;
   uint64_t footer_tail_bytes = 64 * 1024;  // the speculative footer read
   RangeLimits ranges;                      // how selected row groups are merged into requests
+  // Screen LVQ8 rows and centroids with proven distance bounds and score
+  // exactly only those the bounds cannot rule out (docs/format/
+  // ivf-build-algorithms.md, "Screening"). Results are identical either way;
+  // false scores every row (tests, measurements).
+  bool screen = true;
 };
 
 struct QueryHit {
@@ -79,6 +84,12 @@ struct QueryResult {
   // (uncompressed PLAIN pages) or decoded (any other layout; same distances).
   uint64_t row_groups_in_place = 0;
   uint64_t row_groups_decoded = 0;
+  // What the screen (QueryOptions::screen) ruled out without exact scoring:
+  // leaf centroids (ranking) and postings rows, summed over the queries.
+  uint64_t centroids_screened_out = 0;
+  uint64_t rows_screened_out = 0;
+  // Per query, the CIDs it probed, nearest first (evaluation: list recall).
+  std::vector<std::vector<uint32_t>> probes;
 };
 
 // One postings row group as the planner sees it, derived once from its

@@ -1,0 +1,182 @@
+// Screening of LVQ8 rows (docs/format/ivf-build-algorithms.md, "Screening"):
+// a fast integer pass that brackets each row's normative distance between a
+// proven lower and upper bound, so that the reader scores exactly (with the
+// normative kernels) only the rows the bounds cannot rule out. The bounds
+// decide nothing but which rows are scored exactly: every result is still a
+// normative distance, so results are bit for bit those of scoring every row.
+//
+// Per (query, list) the weights w are quantized once to int16, q_i =
+// round(w_i / s), s = max|w| / 32767; a row's integer dot Wi = Σ q_i·c_i is
+// exact, and |W − s·Wi| ≤ E for the normative float dot W of every LVQ8 code
+// (E from the quantization residues and the float accumulation's error bound).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vigilo/ivf/lvq_kernels.h"
+
+namespace vigilo::ivf::screen {
+
+struct ScreenContext {
+  // False when no bound is given (LVQ4, an all-zero or too-large weight
+  // vector): every row then gets (−inf, +inf).
+  bool usable = false;
+  Metric metric = Metric::kL2Squared;
+  size_t dimension = 0;
+  std::vector<int16_t> q;  // the quantized weights, zero-padded to a multiple of 16
+  // The AVX2 layout of q's whole 32-element blocks: each block's 16 even
+  // elements, then its 16 odd ones (matching a block's code bytes read as
+  // 16-bit lanes: low bytes, high bytes).
+  std::vector<int16_t> q_split;
+  // The AVX2 tail: the last 16 elements' weights, zero where an element
+  // belongs to the whole 16-blocks before them (d ≥ 16 only).
+  int16_t q_tail[16] = {};
+  int16_t tail_mask[16] = {};       // −1 where q_tail's element is a tail element, else 0
+  double step = 0;                  // s
+  double dot_error = 0;             // E: |W − s·Wi| ≤ E for every code
+  double weight_sum = 0, base = 0;  // the ListContext's
+};
+
+// From a prepared ListContext (PrepareList's). ctx.encoding must be LVQ8 for
+// the context to be usable; any other gives usable = false.
+void PrepareScreen(const ListContext& ctx, ScreenContext& out);
+
+// For every row r of the block: lower[r] ≤ ScoreBlock's distance ≤ upper[r]
+// (floats, −inf / +inf when the row's bound is not proven: a non-finite or
+// overflowing row, or an unusable context). A finite upper[r] also proves the
+// normative distance finite. rows.sums, when set, must be the rows' exact
+// code sums (as for ScoreBlock). Uses the AVX2 screen when the dispatched
+// kernel path is kAvx2, else the portable one.
+void ScreenBlock(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+// The same on an explicit path (kScalar screens as kPortable); InvalidArgument
+// for a path this CPU lacks.
+Status ScreenBlockWith(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+
+// ComputeCodeSums for LVQ8 rows (the same exact integers), with AVX2 when
+// the dispatched kernel path is kAvx2: the reader computes a postings row
+// group's sums once for every query that screens it.
+void ComputeLvq8CodeSums(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);
+
+// Internal: the paths' shared parts. A path computes each row's exact
+// integer sums (Σq_i·c_i, and for l2 without precomputed sums Σc_i, Σc_i²)
+// for up to kBoundBatch rows, then BoundRows turns them into bounds.
+constexpr size_t kBoundBatch = 64;
+constexpr double kScreenTooLarge = 0x1.fffffep125;  // FLT_MAX / 4: beyond it a bound proves nothing
+
+// lower/upper of rows [0, n) from their sums (code_sum, code_sq: l2 only).
+// The proof is the doc's; in short, with W_a = s·Wi the computed value v
+// differs from the normative one by at most dev = m·|scale|·E (m = 2 for l2,
+// 1 for cosine) plus the double roundings of both combinations, which are
+// far below 2^-40 of the magnitude (the sum of the absolute values of every
+// intermediate term). Written without branches so that it vectorizes.
+// dots, code_sum and code_sq hold exact integers (|Σq·c| < 2^40, sums < 2^32) as doubles.
+template <Metric kMetric>
+inline void BoundRows(const ScreenContext& ctx, size_t n, const float* offsets, const float* scales, const double* dots,
+                      const double* code_sum, const double* code_sq, float* lower, float* upper) {
+  const double base = ctx.base, weight_sum = ctx.weight_sum, step = ctx.step, e = ctx.dot_error;
+  const double abs_base = base < 0 ? -base : base;
+  const double d = static_cast<double>(ctx.dimension);
+  constexpr float kInf = __builtin_inff();
+  // (Scalars hoisted; the loop has no call and no branch.)
+  for (size_t r = 0; r < n; ++r) {
+    const double o = offsets[r];
+    const double sc = scales[r];
+    const double wa = step * dots[r];
+    const double asc = sc < 0 ? -sc : sc;
+    const double awa = wa < 0 ? -wa : wa;
+    const double os = o * weight_sum;
+    const double aos = os < 0 ? -os : os;
+    double v, dev, magnitude;
+    if constexpr (kMetric == Metric::kL2Squared) {
+      // CombineL2's very expression (the same double r2), with W_a for W.
+      const double sum = code_sum[r], sq = code_sq[r];
+      const double r2 = o * (d * o + 2.0 * sc * sum) + sc * sc * sq;
+      v = base - 2.0 * (os + sc * wa) + r2;
+      dev = 2.0 * asc * e;
+      const double ao = o < 0 ? -o : o;
+      magnitude = abs_base + 2.0 * (aos + asc * (awa + e)) + ao * (d * ao + 2.0 * asc * sum) + sc * sc * sq + dev;
+    } else {
+      v = base - (os + sc * wa);
+      dev = asc * e;
+      magnitude = abs_base + aos + asc * (awa + e) + dev;
+    }
+    const double slack = magnitude * 0x1p-40;
+    const double lo = v - dev - slack;
+    double hi = v + dev + slack;
+    if constexpr (kMetric == Metric::kL2Squared) hi = hi > 0.0 ? hi : 0.0;  // the clamp only raises the distance
+    // v − v is 0 only for a finite v; the comparison is false for NaN too.
+    const bool proven = (v - v == 0.0) & (magnitude < kScreenTooLarge);
+    lower[r] = proven ? static_cast<float>(lo) : -kInf;
+    upper[r] = proven ? static_cast<float>(hi) : kInf;
+  }
+}
+
+// PrepareScreen's two passes over the weights, written to vectorize (8
+// independent lanes; the bound allows for any order of these double sums).
+struct WeightStats {
+  double max = 0, sum = 0;  // max |w_i|, Σ|w_i|
+};
+inline WeightStats MeasureWeights(const float* w, size_t d) {
+  constexpr size_t kLanes = 8;
+  double max_lane[kLanes] = {}, sum_lane[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= d; i += kLanes) {
+    for (size_t k = 0; k < kLanes; ++k) {
+      const double a = w[i + k] < 0 ? -double{w[i + k]} : double{w[i + k]};
+      max_lane[k] = a > max_lane[k] ? a : max_lane[k];
+      sum_lane[k] += a;
+    }
+  }
+  for (size_t k = 0; i < d; ++i, ++k) {
+    const double a = w[i] < 0 ? -double{w[i]} : double{w[i]};
+    max_lane[k] = a > max_lane[k] ? a : max_lane[k];
+    sum_lane[k] += a;
+  }
+  WeightStats out;
+  for (size_t k = 0; k < kLanes; ++k) {
+    out.max = max_lane[k] > out.max ? max_lane[k] : out.max;
+    out.sum += sum_lane[k];
+  }
+  return out;
+}
+// q_i = w_i·inverse rounded to an integer (the magic constant: |x| < 2^51,
+// no library call) and clamped to ±32767; returns Σ|w_i − step·q_i|.
+inline double QuantizeWeights(const float* w, size_t d, double inverse, double step, int16_t* q) {
+  constexpr size_t kLanes = 8;
+  constexpr double kRound = 0x1.8p52, kMax = 32767;
+  double e_lane[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= d; i += kLanes) {
+    for (size_t k = 0; k < kLanes; ++k) {
+      double r = (w[i + k] * inverse + kRound) - kRound;
+      r = r > kMax ? kMax : r;
+      r = r < -kMax ? -kMax : r;
+      q[i + k] = static_cast<int16_t>(static_cast<int32_t>(r));
+      const double e = w[i + k] - step * r;
+      e_lane[k] += e < 0 ? -e : e;
+    }
+  }
+  for (size_t k = 0; i < d; ++i, ++k) {
+    double r = (w[i] * inverse + kRound) - kRound;
+    r = r > kMax ? kMax : r;
+    r = r < -kMax ? -kMax : r;
+    q[i] = static_cast<int16_t>(static_cast<int32_t>(r));
+    const double e = w[i] - step * r;
+    e_lane[k] += e < 0 ? -e : e;
+  }
+  double sum = 0;
+  for (double x : e_lane) sum += x;
+  return sum;
+}
+// The same two compiled for AVX2 (only when kernels_internal::Avx2Supported()).
+WeightStats MeasureWeightsAvx2(const float* w, size_t d);
+double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q);
+void CodeSumsAvx2(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);
+
+void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+// Only when kernels_internal::Avx2Supported().
+void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+
+}  // namespace vigilo::ivf::screen

@@ -1,0 +1,392 @@
+// The screen's bounds hold (the normative distance of every path lies in
+// them) on random and adversarial contexts and rows, both screen paths give
+// the same bounds, and queries with the screen return exactly what they
+// return without it (hits, distances, order, probed lists, bytes read).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+
+#include "lvq_screen_internal.h"
+#include "vigilo/ivf/builder.h"
+#include "vigilo/ivf/kmeans_random.h"
+#include "vigilo/ivf/lvq.h"
+#include "vigilo/ivf/lvq_kernels.h"
+#include "vigilo/ivf/query.h"
+#include "vigilo/store/memory_store.h"
+
+namespace vigilo::ivf {
+namespace {
+
+using screen::ScreenContext;
+
+std::vector<KernelPath> ScreenPaths() {
+  std::vector<KernelPath> out{KernelPath::kPortable};
+  if (KernelPathAvailable(KernelPath::kAvx2)) out.push_back(KernelPath::kAvx2);
+  return out;
+}
+
+struct Rows {
+  std::vector<float> offsets, scales;
+  std::vector<uint8_t> codes;
+  size_t stride = 0;
+  RowBlock Block(bool with_sums, std::vector<CodeSums>& sums) const {
+    RowBlock b{offsets.size(), offsets.data(), scales.data(), codes.data(), stride, nullptr};
+    if (with_sums) {
+      sums.resize(b.n);
+      ComputeCodeSums(Encoding::kLvq8, stride - 3, b.n, codes.data(), stride, sums.data());
+      b.sums = sums.data();
+    }
+    return b;
+  }
+};
+
+// The rows: random codes, all 0, all 255, alternating extremes; offsets and
+// scales spread over many magnitudes (and rows of stride d + 3: unaligned,
+// as codes read in place are).
+Rows MakeRows(size_t d, Xoshiro256& rng, double magnitude) {
+  Rows r;
+  r.stride = d + 3;
+  const size_t n = 131;  // two 64-row batches and a remainder; 4-row groups and single rows
+  r.codes.resize(n * r.stride);
+  for (size_t row = 0; row < n; ++row) {
+    uint8_t* c = r.codes.data() + row * r.stride;
+    for (size_t i = 0; i < d; ++i) {
+      switch (row % 4) {
+        case 0:
+          c[i] = static_cast<uint8_t>(rng.NextDouble() * 256);
+          break;
+        case 1:
+          c[i] = 0;
+          break;
+        case 2:
+          c[i] = 255;
+          break;
+        default:
+          c[i] = i % 2 == 0 ? 255 : 0;
+      }
+    }
+    const double sign = rng.NextDouble() < 0.5 ? -1.0 : 1.0;
+    r.offsets.push_back(static_cast<float>(sign * magnitude * rng.NextDouble()));
+    r.scales.push_back(static_cast<float>(magnitude * rng.NextDouble() / 255.0));
+  }
+  return r;
+}
+
+// Checks every row's normative distance (each kernel path) against the bounds
+// of each screen path, which must agree to the bit. Returns the largest
+// bound width relative to max(1, |distance|), over bounded rows.
+double CheckBounds(const ListContext& ctx, const Rows& rows, bool with_sums) {
+  ScreenContext sc;
+  screen::PrepareScreen(ctx, sc);
+  std::vector<CodeSums> sums;
+  const RowBlock block = rows.Block(with_sums, sums);
+  std::vector<float> exact(block.n), lower(block.n), upper(block.n), lower0(block.n), upper0(block.n);
+  EXPECT_TRUE(ScoreBlockWith(KernelPath::kScalar, ctx, block, exact.data()).ok());
+  for (KernelPath p : {KernelPath::kPortable, KernelPath::kAvx2}) {
+    if (!KernelPathAvailable(p)) continue;
+    std::vector<float> other(block.n);
+    EXPECT_TRUE(ScoreBlockWith(p, ctx, block, other.data()).ok());
+    EXPECT_EQ(0, std::memcmp(other.data(), exact.data(), block.n * sizeof(float)));
+  }
+  double widest = 0;
+  bool first = true;
+  for (KernelPath p : ScreenPaths()) {
+    EXPECT_TRUE(screen::ScreenBlockWith(p, sc, block, lower.data(), upper.data()).ok());
+    for (size_t r = 0; r < block.n; ++r) {
+      if (std::isfinite(upper[r])) {
+        EXPECT_TRUE(std::isfinite(exact[r])) << "row " << r;
+        EXPECT_LE(exact[r], upper[r]) << "row " << r << " d " << ctx.dimension;
+      }
+      if (std::isnan(exact[r])) {
+        EXPECT_EQ(lower[r], -std::numeric_limits<float>::infinity());
+      } else {
+        EXPECT_LE(lower[r], exact[r]) << "row " << r << " d " << ctx.dimension;
+      }
+      if (!std::isfinite(exact[r])) {
+        EXPECT_EQ(upper[r], std::numeric_limits<float>::infinity());
+      }
+      if (std::isfinite(lower[r]) && std::isfinite(upper[r])) {
+        widest = std::max(widest, (double{upper[r]} - lower[r]) / std::max(1.0, std::fabs(double{exact[r]})));
+      }
+    }
+    if (first) {
+      lower0 = lower;
+      upper0 = upper;
+      first = false;
+    } else {  // the paths' integer sums are exact, so their bounds are the same
+      EXPECT_EQ(0, std::memcmp(lower.data(), lower0.data(), block.n * sizeof(float)));
+      EXPECT_EQ(0, std::memcmp(upper.data(), upper0.data(), block.n * sizeof(float)));
+    }
+  }
+  return widest;
+}
+
+std::vector<float> RandomVector(size_t d, Xoshiro256& rng, double scale) {
+  std::vector<float> v(d);
+  for (float& x : v) x = static_cast<float>(scale * (rng.NextDouble() * 2 - 1));
+  return v;
+}
+
+TEST(ScreenTest, BoundsHoldAndAreTightOnRandomContexts) {
+  Xoshiro256 rng(7);
+  for (size_t d : {1, 7, 15, 16, 17, 100, 784, 2048, 4100}) {
+    for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
+      std::vector<float> q = RandomVector(d, rng, 1.0);
+      if (metric == Metric::kCosine) {
+        ASSERT_TRUE(NormalizeL2(q).ok());
+      }
+      auto ctx = PrepareList(metric, Encoding::kLvq8, q, RandomVector(d, rng, 0.5));
+      ASSERT_TRUE(ctx.ok());
+      for (bool sums : {false, true}) {
+        Rows rows = MakeRows(d, rng, 1.0);
+        const double widest = CheckBounds(*ctx, rows, sums);
+        // Not a vacuous bound: a screen this loose would rule nothing out.
+        EXPECT_LT(widest, 5e-3) << "d " << d;
+        EXPECT_GT(widest, 0.0);
+      }
+    }
+  }
+}
+
+TEST(ScreenTest, BoundsHoldOnAdversarialContexts) {
+  Xoshiro256 rng(13);
+  for (size_t d : {1, 7, 100, 784, 2048}) {
+    for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
+      for (double scale : {1e-41, 1e-30, 1e-3, 1.0, 1e12, 1e30}) {
+        for (int shape = 0; shape < 6; ++shape) {
+          std::vector<float> q = RandomVector(d, rng, scale);
+          std::vector<float> centroid = RandomVector(d, rng, scale);
+          if (shape == 1) q[d / 2] = static_cast<float>(scale * 1e6 + 1);  // one huge element
+          if (shape == 2) std::fill(q.begin(), q.end(), 0.0f);             // all zero
+          if (shape == 3) std::fill(centroid.begin(), centroid.end(), 0.0f);
+          if (shape >= 4) {  // every weight ±max: the integer lanes at their largest (all-255 rows)
+            std::fill(q.begin(), q.end(), static_cast<float>(shape == 4 ? scale : -scale));
+            std::fill(centroid.begin(), centroid.end(), 0.0f);
+          }
+          if (metric == Metric::kCosine && shape != 2) {
+            ASSERT_TRUE(NormalizeL2(q).ok());
+          }
+          auto ctx = PrepareList(metric, Encoding::kLvq8, q, centroid);
+          if (!ctx.ok()) continue;  // e.g. q − c overflows: no context to screen
+          for (double magnitude : {1e-38, 1.0, 1e15, 1e30}) {
+            CheckBounds(*ctx, MakeRows(d, rng, magnitude), shape % 2 == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ScreenTest, NeverBoundsNonFiniteRows) {
+  const size_t d = 20;
+  Xoshiro256 rng(5);
+  auto ctx = PrepareList(Metric::kL2Squared, Encoding::kLvq8, RandomVector(d, rng, 1.0), RandomVector(d, rng, 1.0));
+  ASSERT_TRUE(ctx.ok());
+  Rows rows = MakeRows(d, rng, 1.0);
+  rows.offsets[0] = std::nanf("");
+  rows.scales[1] = std::numeric_limits<float>::infinity();
+  rows.offsets[2] = 3e38f;  // finite, but the distance overflows
+  rows.scales[3] = 3e36f;
+  CheckBounds(*ctx, rows, false);
+  ScreenContext sc;
+  screen::PrepareScreen(*ctx, sc);
+  std::vector<CodeSums> sums;
+  std::vector<float> lower(rows.offsets.size()), upper(rows.offsets.size());
+  screen::ScreenBlock(sc, rows.Block(false, sums), lower.data(), upper.data());
+  for (size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(lower[r], -std::numeric_limits<float>::infinity()) << r;
+    EXPECT_EQ(upper[r], std::numeric_limits<float>::infinity()) << r;
+  }
+  EXPECT_TRUE(std::isfinite(upper[4]));
+}
+
+TEST(ScreenTest, Lvq4ContextsAreNotScreened) {
+  Xoshiro256 rng(3);
+  auto ctx = PrepareList(Metric::kCosine, Encoding::kLvq4, RandomVector(8, rng, 1.0), RandomVector(8, rng, 1.0));
+  ASSERT_TRUE(ctx.ok());
+  ScreenContext sc;
+  screen::PrepareScreen(*ctx, sc);
+  EXPECT_FALSE(sc.usable);
+}
+
+TEST(ScreenTest, GroupCodeSumsAreTheKernelsSums) {
+  Xoshiro256 rng(17);
+  for (size_t d : {1, 16, 31, 32, 33, 100, 784, 2048, 4100}) {
+    Rows rows = MakeRows(d, rng, 1.0);
+    const size_t n = rows.offsets.size();
+    std::vector<CodeSums> expected(n), got(n);
+    ComputeCodeSums(Encoding::kLvq8, d, n, rows.codes.data(), rows.stride, expected.data());
+    screen::ComputeLvq8CodeSums(d, n, rows.codes.data(), rows.stride, got.data());
+    for (size_t r = 0; r < n; ++r) {
+      EXPECT_EQ(got[r].sum, expected[r].sum) << "d " << d << " row " << r;
+      EXPECT_EQ(got[r].squares, expected[r].squares) << "d " << d << " row " << r;
+    }
+  }
+}
+
+// --- End to end: a query with the screen equals the query without it. ---
+
+struct EndToEndCase {
+  Metric metric;
+  Encoding encoding;
+  size_t d;
+};
+
+class ScreenQueryTest : public testing::TestWithParam<EndToEndCase> {
+ protected:
+  static constexpr size_t kN = 3000;
+  void SetUp() override {
+    const EndToEndCase& c = GetParam();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vigilo_screen_" + std::to_string(::getpid()) + "_" + std::to_string(static_cast<int>(c.metric)) +
+            std::to_string(static_cast<int>(c.encoding)) + "_" + std::to_string(c.d));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    Xoshiro256 rng(3);
+    std::ofstream f(dir_ / "base.fvecs", std::ios::binary);
+    for (size_t i = 0; i < kN; ++i) {
+      const auto d = static_cast<int32_t>(c.d);
+      f.write(reinterpret_cast<const char*>(&d), 4);
+      for (size_t j = 0; j < c.d; ++j) {
+        // A third of the rows are exact duplicates of a few vectors: many equal distances.
+        float v = static_cast<float>((i % 30) * (j + 1) % 17 + 1);  // + 1: no zero vector (cosine)
+        if (i % 3 != 0) v += static_cast<float>(rng.NextDouble());
+        f.write(reinterpret_cast<const char*>(&v), 4);
+      }
+    }
+    f.close();
+    BuildOptions o;
+    o.input = (dir_ / "base.fvecs").string();
+    o.metric = c.metric;
+    o.encoding = c.encoding;
+    o.nlist = 40;
+    o.roots = 6;
+    o.layout.max_row_group_rows = 50;
+    o.scratch = dir_.string();
+    auto built = BuildPublication(o, store_);
+    ASSERT_TRUE(built.ok()) << built.status().ToString();
+    manifest_ = built->manifest;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  QueryResult Run(const std::vector<std::vector<float>>& queries, uint32_t k, uint32_t nprobe, bool screen) {
+    PublicationReader reader(manifest_);
+    QueryOptions options;
+    options.k = k;
+    options.nprobe = nprobe;
+    options.screen = screen;
+    auto result = RunQuery(reader, store_, queries, options);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? std::move(*result) : QueryResult{};
+  }
+
+  // Queries near the data (some on a duplicated vector exactly) and far from it.
+  std::vector<std::vector<float>> Queries(size_t count, uint64_t seed) {
+    Xoshiro256 rng(seed);
+    std::vector<std::vector<float>> out;
+    const size_t d = GetParam().d;
+    for (size_t n = 0; n < count; ++n) {
+      std::vector<float> v(d);
+      const size_t base = static_cast<size_t>(rng.NextDouble() * 30);
+      for (size_t j = 0; j < d; ++j) {
+        v[j] = static_cast<float>(base * (j + 1) % 17 + 1);
+        if (n % 3 == 1) v[j] += static_cast<float>(rng.NextDouble());
+        if (n % 3 == 2) v[j] = static_cast<float>(rng.NextDouble() * 40 - 10);
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  store::MemoryStore store_;
+  Manifest manifest_;
+};
+
+void ExpectSameResult(const QueryResult& a, const QueryResult& b, const std::string& what) {
+  ASSERT_EQ(a.hits.size(), b.hits.size()) << what;
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    EXPECT_EQ(a.hits[i].query, b.hits[i].query) << what << " hit " << i;
+    EXPECT_EQ(a.hits[i].rank, b.hits[i].rank) << what << " hit " << i;
+    EXPECT_EQ(std::bit_cast<uint32_t>(a.hits[i].distance), std::bit_cast<uint32_t>(b.hits[i].distance))
+        << what << " hit " << i;
+    EXPECT_EQ(a.hits[i].cid, b.hits[i].cid) << what << " hit " << i;
+    EXPECT_EQ(a.hits[i].file, b.hits[i].file) << what << " hit " << i;
+    EXPECT_EQ(a.hits[i].row, b.hits[i].row) << what << " hit " << i;
+  }
+  EXPECT_EQ(a.keys.integers, b.keys.integers) << what;
+  EXPECT_EQ(a.bytes_fetched, b.bytes_fetched) << what;
+  EXPECT_EQ(a.requests, b.requests) << what;
+}
+
+TEST_P(ScreenQueryTest, ResultsAreThoseOfExactScoring) {
+  uint64_t rows_out = 0, centroids_out = 0;
+  for (uint32_t nprobe : {1u, 3u, 8u, 40u}) {
+    for (uint32_t k : {1u, 10u, 50u}) {
+      const auto queries = Queries(12, 100 + nprobe * 7 + k);
+      const std::string what = "nprobe " + std::to_string(nprobe) + " k " + std::to_string(k);
+      // Batched …
+      const QueryResult exact = Run(queries, k, nprobe, false);
+      const QueryResult screened = Run(queries, k, nprobe, true);
+      ExpectSameResult(exact, screened, what + " batched");
+      EXPECT_EQ(exact.rows_screened_out + exact.centroids_screened_out, 0u);
+      rows_out += screened.rows_screened_out;
+      centroids_out += screened.centroids_screened_out;
+      // … and one at a time.
+      for (size_t q = 0; q < queries.size(); q += 5) {
+        ExpectSameResult(Run({queries[q]}, k, nprobe, false), Run({queries[q]}, k, nprobe, true),
+                         what + " query " + std::to_string(q));
+      }
+    }
+  }
+  // The screen did rule rows out (else this test would prove nothing); LVQ4
+  // postings are never screened, their centroids are.
+  if (GetParam().encoding == Encoding::kLvq8) {
+    EXPECT_GT(rows_out, 0u);
+  } else {
+    EXPECT_EQ(rows_out, 0u);
+  }
+  EXPECT_GT(centroids_out, 0u);
+}
+
+// With k above the probed rows every probed list's rows are hits: their CIDs
+// are the probed lists, which must be the same with the screen.
+TEST_P(ScreenQueryTest, ProbesTheSameLists) {
+  for (uint32_t nprobe : {1u, 2u, 5u, 13u}) {
+    const auto queries = Queries(9, 7 + nprobe);
+    for (const auto& q : queries) {
+      const QueryResult exact = Run({q}, kN, nprobe, false);
+      const QueryResult screened = Run({q}, kN, nprobe, true);
+      ExpectSameResult(exact, screened, "nprobe " + std::to_string(nprobe));
+      std::set<uint32_t> a, b;
+      for (const QueryHit& h : exact.hits) a.insert(h.cid);
+      for (const QueryHit& h : screened.hits) b.insert(h.cid);
+      EXPECT_EQ(a, b);
+    }
+  }
+}
+
+std::string CaseName(const testing::TestParamInfo<EndToEndCase>& param) {
+  const EndToEndCase& c = param.param;
+  return std::string(c.metric == Metric::kCosine ? "Cosine" : "L2") +
+         (c.encoding == Encoding::kLvq4 ? "Lvq4" : "Lvq8") + "D" + std::to_string(c.d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ScreenQueryTest,
+                         testing::Values(EndToEndCase{Metric::kL2Squared, Encoding::kLvq8, 12},
+                                         EndToEndCase{Metric::kL2Squared, Encoding::kLvq8, 40},
+                                         EndToEndCase{Metric::kCosine, Encoding::kLvq8, 12},
+                                         EndToEndCase{Metric::kCosine, Encoding::kLvq8, 40},
+                                         EndToEndCase{Metric::kL2Squared, Encoding::kLvq4, 40},
+                                         EndToEndCase{Metric::kCosine, Encoding::kLvq4, 33}),
+                         CaseName);
+
+}  // namespace
+}  // namespace vigilo::ivf
