@@ -183,7 +183,7 @@ input in a warm page cache. vigilo streams the input (a sampling pass, then an a
 sample is held) and writes and fsyncs the publication (centroids, postings Parquet, manifest); FAISS
 (\`bench/faiss/ivf_sq8_build.cc\`) reads the file twice in 65,536-row blocks, keeps the index in memory
 and writes it with \`faiss::write_index\` (no fsync).
-Train = sampling + k-means (vigilo: hierarchical, $vimb roots then leaves per root; FAISS: flat k-means
+Train = sampling + k-means (vigilo: flat k-means of the leaves, then grouped into $vimb roots; FAISS: flat k-means
 over $nlist centroids); assign/add = assigning every vector and encoding it, plus writing the files.
 Ratio = vigilo wall time / FAISS wall time (below 1: vigilo is faster).
 

@@ -444,7 +444,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--encoding", b->encoding, "lvq4 or lvq8 (default lvq8)")->type_name("lvq4|lvq8");
   build->add_option("--nlist", b->nlist, "Leaf centroids (default about 4*sqrt(N))");
   build->add_option("--roots", b->roots, "Root buckets (default about sqrt(nlist))");
-  build->add_option("--sample", b->sample, "Training vectors (default min(N, 256*nlist))");
+  build->add_option("--sample", b->sample, "Training vectors (default min(N, 64*nlist))");
   build->add_option("--iterations", b->iterations, "k-means iterations (default 10)");
   build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
   build->add_option("--threads", b->threads, "Worker threads (default: the cores available)");

@@ -152,9 +152,11 @@ TEST_F(BuilderTest, BuildsAValidExactlyReconstructiblePublication) {
   EXPECT_EQ(m.index.ntotal, kN);
   EXPECT_EQ(m.index.nlist, 16u);
   EXPECT_EQ(m.hierarchy.roots(), 4u);
+  // Roots are balanced buckets of the flat leaves (TrainPartition): 16 / 4 each.
+  EXPECT_EQ(m.hierarchy.cid_offsets, (std::vector<uint64_t>{0, 4, 8, 12, 16}));
   EXPECT_EQ(m.index.vector_field, "vector");
   EXPECT_EQ(m.index.source_key, (std::vector<Field>{Field{"_row", ColumnType{ColumnType::Kind::kLong, 0}}}));
-  EXPECT_EQ(built->sample_rows, kN);
+  EXPECT_EQ(built->sample_rows, 64u * 16u);  // the default: 64 points per leaf (kN is more)
   auto deep = CheckPublicationObjects(m, store, true);
   ASSERT_TRUE(deep.ok()) << deep.status().ToString();
   // The manifest as the store holds it is the one returned.
@@ -255,6 +257,7 @@ TEST_F(BuilderTest, CosineLvq4WithAStringKeyFromJsonl) {
   EXPECT_EQ(built->manifest.index.ntotal, 300u);
   EXPECT_EQ(built->manifest.index.source_key[0].name, "word");
   EXPECT_EQ(built->manifest.index.source_key[0].type.kind, ColumnType::Kind::kString);
+  EXPECT_EQ(built->manifest.hierarchy.cid_offsets, (std::vector<uint64_t>{0, 4, 8}));
   auto deep = CheckPublicationObjects(built->manifest, store, true);
   EXPECT_TRUE(deep.ok()) << deep.status().ToString();
 }

@@ -15,10 +15,6 @@ namespace {
 // Rows per k-means++ update block (fixed: results never depend on it anyway,
 // each row's value is computed independently).
 constexpr size_t kSeedBlockRows = 4096;
-// k-means++ runs on at most this many points per cluster: each of its k steps
-// streams its whole input, so seeding on all n points would cost more than the
-// Lloyd iterations (memory-bound) for little gain.
-constexpr size_t kSeedPointsPerCluster = 32;
 
 // Squared L2 in float with 8 interleaved partial sums combined pairwise: fast
 // (vectorizable) yet a fixed, portable order. Used only for D² seeding weights.
@@ -104,9 +100,12 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
     }
   }
 
+  if (options.seeding_points == 0) return InvalidArgument("k-means: seeding_points must be at least 1");
+
   Xoshiro256 rng(options.seed);
   KMeansResult result;
-  const size_t seed_points = k > n / kSeedPointsPerCluster ? n : k * kSeedPointsPerCluster;
+  const size_t per = options.seeding_points;
+  const size_t seed_points = k > n / per ? n : k * per;
   if (seed_points == n) {
     result.centroids = SeedPlusPlus(data.data(), n, d, k, options.threads, rng);
   } else {
@@ -142,8 +141,14 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
     }
     for (size_t j = 0; j < k; ++j) {
       if (counts[j] == 0) continue;
-      const auto count = static_cast<double>(counts[j]);
-      for (size_t t = 0; t < d; ++t) result.centroids[j * d + t] = static_cast<float>(sums[j * d + t] / count);
+      // Spherical: the sum scaled to unit norm instead (a zero sum keeps the mean).
+      auto divisor = static_cast<double>(counts[j]);
+      if (options.spherical) {
+        double norm = 0;
+        for (size_t t = 0; t < d; ++t) norm += sums[j * d + t] * sums[j * d + t];
+        if (norm > 0) divisor = std::sqrt(norm);
+      }
+      for (size_t t = 0; t < d; ++t) result.centroids[j * d + t] = static_cast<float>(sums[j * d + t] / divisor);
     }
 
     // Empty clusters, in index order: take the point of the currently largest

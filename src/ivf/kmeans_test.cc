@@ -110,6 +110,21 @@ TEST(AssignTest, ExactWhereTheSgemmExpansionCancels) {
   EXPECT_EQ(got->distances, want.distances);
 }
 
+TEST(AssignTest, ExactWhereTheFloatScreenCouldOverflow) {
+  // ‖c‖² beyond FLT_MAX / 8 (the float screen is skipped), and dot products
+  // beyond FLT_MAX (each such row is checked against every centroid).
+  const size_t d = 8, m = 300, k = 21;
+  for (float scale : {3e18f, 2e19f}) {
+    const auto data = RandomMatrix(5, m, d, 0.0f, scale);
+    const auto centroids = RandomMatrix(6, k, d, 0.0f, scale);
+    const Brute want = BruteAssign(data, centroids, d);
+    auto got = AssignNearest(data, m, d, centroids, k, {2, 64, 8});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->labels, want.labels) << "scale " << scale;
+    EXPECT_EQ(got->distances, want.distances) << "scale " << scale;
+  }
+}
+
 TEST(AssignTest, TiesGoToTheLowestIndex) {
   // Row 0 is equidistant from centroids 1 and 2; centroids 3 and 4 are equal.
   const std::vector<float> data{0, 0, 5, 5};

@@ -2,8 +2,9 @@
 // (docs/format/ivf-build.md). Three passes over the input:
 //
 //   1. sample   reservoir-sample the training vectors (deterministic for a seed)
-//   2. train    hierarchical k-means on the sample: roots, then leaves per root;
-//               leaf centroids LVQ8-coded, the decoded ones are the assignment targets
+//   2. train    flat k-means of the nlist leaves on the sample (spherical for cosine),
+//               then the leaves grouped into balanced root buckets; leaf centroids
+//               LVQ8-coded, the decoded ones are the assignment targets
 //   3. assign   every vector to its globally nearest decoded leaf centroid (exact),
 //               encoded as an LVQ residual, spilled to a per-bucket temporary file
 //   4. write    centroids; per bucket, leaves in CID order into postings files;
@@ -53,7 +54,7 @@ struct BuildOptions {
   Encoding encoding = Encoding::kLvq8;
   std::optional<uint32_t> nlist;   // default DefaultNlist(N)
   std::optional<uint32_t> roots;   // default DefaultRoots(nlist)
-  std::optional<uint64_t> sample;  // training vectors; default min(N, 256·nlist)
+  std::optional<uint64_t> sample;  // training vectors; default min(N, 64·nlist)
   uint32_t iterations = 10;
   uint64_t seed = 1;
   uint32_t threads = 2;

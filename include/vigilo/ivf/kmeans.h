@@ -50,6 +50,14 @@ struct KMeansOptions {
   uint32_t threads = 1;
   size_t block_rows = 1024;
   size_t block_centroids = 4096;
+  // k-means++ runs on a uniform subsample of min(n, k·seeding_points) rows.
+  // Each of its k steps streams the subsample, so its cost grows with k²;
+  // TrainPartition lowers it for its nlist leaves.
+  size_t seeding_points = 32;
+  // Spherical k-means: every updated centroid is scaled to unit L2 norm (the
+  // sum of its points divided by the sum's norm, in double). For unit-norm
+  // data (cosine) nearest in L2 is then also largest inner product.
+  bool spherical = false;
   // One step per Lloyd iteration: total = iterations.
   KMeansProgress progress;
 };
@@ -60,8 +68,8 @@ struct KMeansResult {
   uint64_t reseeded = 0;         // empty clusters re-seeded over all iterations
 };
 
-// k-means++ seeding (D² weights, on a uniform subsample of min(n, 32k)
-// points), then Lloyd iterations; an
+// k-means++ seeding (D² weights, on a uniform subsample of
+// min(n, seeding_points·k) points), then Lloyd iterations; an
 // empty cluster takes the point of the largest cluster farthest from that
 // cluster's centroid. InvalidArgument unless 1 ≤ k ≤ n, or for bad sizes or
 // NaN/Inf values.
@@ -69,7 +77,7 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
                             const KMeansOptions& options = {});
 
 struct TrainedHierarchy {
-  std::vector<float> root_centroids;  // roots × d
+  std::vector<float> root_centroids;  // roots × d (TrainPartition: the centroids of the leaf grouping)
   std::vector<float> leaf_centroids;  // nlist × d, root by root; leaf CID = row
   std::vector<uint32_t> cid_offsets;  // roots + 1: root r owns leaves [cid_offsets[r], cid_offsets[r+1])
 };
@@ -84,6 +92,22 @@ struct TrainedHierarchy {
 Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n, size_t d, uint32_t roots, uint32_t nlist,
                                  uint32_t iterations, uint64_t seed, uint32_t threads,
                                  const KMeansProgress& progress = {});
+
+// The builder's training: the nlist leaves by flat k-means over the whole
+// sample (KMeans with `iterations` Lloyd iterations, seed DeriveSeed(seed, 1),
+// k-means++ on 8 points per leaf, `spherical` for cosine), then the leaves
+// grouped into `roots` balanced buckets: k-means of the leaf centroids into
+// `roots` clusters (seed DeriveSeed(seed, 0), same iterations); root r holds
+// nlist / roots leaves, one more if r < nlist % roots; leaves are placed in
+// increasing distance to their nearest root centroid (ties: lower leaf), each
+// into the nearest root with room (ties: lower root). Leaves are then
+// numbered root by root, keeping their k-means order inside a root. Roots are
+// physical buckets only (readers rank every leaf globally). Requires
+// 1 ≤ roots ≤ nlist ≤ n < 2^31. `progress` counts iterations + 1 steps: the
+// leaf Lloyd iterations, then the grouping.
+Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n, size_t d, uint32_t roots,
+                                        uint32_t nlist, uint32_t iterations, uint64_t seed, uint32_t threads,
+                                        bool spherical, const KMeansProgress& progress = {});
 
 // Leaves per root, proportional to population, each ≥ 1 and ≤ max(1,
 // population), summing to exactly nlist: largest-remainder apportionment in
