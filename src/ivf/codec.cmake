@@ -3,7 +3,7 @@ set(VIGILO_CODEC_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/distance.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmeans.cc
   ${CMAKE_CURRENT_LIST_DIR}/kmeans_assign.cc
-  ${CMAKE_CURRENT_LIST_DIR}/kmeans_hierarchy.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/kmeans_partition.cc)
 target_sources(vigilo_ivf PRIVATE ${VIGILO_CODEC_SOURCES})
 # LVQ decode is normative to the bit (product rounded before the sum), and the
 # k-means reductions promise a portable order: no FMA contraction anywhere.
@@ -21,7 +21,7 @@ target_link_libraries(vigilo_ivf PUBLIC ${VIGILO_OPENBLAS_LIBRARY} Threads::Thre
 
 vigilo_test(ivf_codec_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/lvq_test.cc ${CMAKE_CURRENT_LIST_DIR}/distance_test.cc
-          ${CMAKE_CURRENT_LIST_DIR}/kmeans_test.cc ${CMAKE_CURRENT_LIST_DIR}/kmeans_hierarchy_test.cc
+          ${CMAKE_CURRENT_LIST_DIR}/kmeans_test.cc ${CMAKE_CURRENT_LIST_DIR}/kmeans_partition_test.cc
   DEPS vigilo_ivf)
 
 if(VIGILO_BENCH AND NOT VIGILO_FUZZ AND NOT VIGILO_SANITIZE)

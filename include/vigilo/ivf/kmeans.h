@@ -1,5 +1,5 @@
 // k-means for the IVF builder: exact nearest-centroid assignment, Lloyd's
-// algorithm and the two-level (roots → leaves) hierarchy
+// algorithm and the partition (flat leaves grouped into root buckets)
 // (docs/format/ivf-build-algorithms.md).
 //
 // All matrices are float32, row-major, n × d. Results are deterministic for a
@@ -77,21 +77,10 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
                             const KMeansOptions& options = {});
 
 struct TrainedHierarchy {
-  std::vector<float> root_centroids;  // roots × d (TrainPartition: the centroids of the leaf grouping)
+  std::vector<float> root_centroids;  // roots × d: the centroids of the leaf grouping
   std::vector<float> leaf_centroids;  // nlist × d, root by root; leaf CID = row
   std::vector<uint32_t> cid_offsets;  // roots + 1: root r owns leaves [cid_offsets[r], cid_offsets[r+1])
 };
-
-// k-means with `roots` clusters on the sample, the sample assigned to roots,
-// leaves apportioned to roots (ApportionLeaves), then k-means inside each
-// root's points. The root k-means uses DeriveSeed(seed, 0), root r's leaves
-// DeriveSeed(seed, r + 1). Requires 1 ≤ roots ≤ nlist ≤ n < 2^31.
-// `progress` counts (roots + 1)·iterations + 1 steps: the root Lloyd
-// iterations, the sample's assignment to roots, then each root's leaf
-// iterations (a root without points counts its iterations at once).
-Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n, size_t d, uint32_t roots, uint32_t nlist,
-                                 uint32_t iterations, uint64_t seed, uint32_t threads,
-                                 const KMeansProgress& progress = {});
 
 // The builder's training: the nlist leaves by flat k-means over the whole
 // sample (KMeans with `iterations` Lloyd iterations, seed DeriveSeed(seed, 1),
@@ -108,12 +97,6 @@ Result<TrainedHierarchy> TrainHierarchy(std::span<const float> sample, size_t n,
 Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n, size_t d, uint32_t roots,
                                         uint32_t nlist, uint32_t iterations, uint64_t seed, uint32_t threads,
                                         bool spherical, const KMeansProgress& progress = {});
-
-// Leaves per root, proportional to population, each ≥ 1 and ≤ max(1,
-// population), summing to exactly nlist: largest-remainder apportionment in
-// exact integer arithmetic, ties to the lowest root index. Requires
-// 1 ≤ roots ≤ nlist ≤ Σ max(1, population) and Σ population, nlist < 2^31.
-Result<std::vector<uint32_t>> ApportionLeaves(std::span<const uint64_t> populations, uint32_t nlist);
 
 // Defaults: nlist = round(4·√ntotal) clamped to [1, max(1, ntotal)];
 // roots = round(√nlist) clamped to [1, nlist].

@@ -14,68 +14,6 @@
 namespace vigilo::ivf {
 namespace {
 
-using Counts = std::vector<uint32_t>;
-
-Counts Apportion(std::vector<uint64_t> populations, uint32_t nlist) {
-  auto result = ApportionLeaves(populations, nlist);
-  EXPECT_TRUE(result.ok()) << result.status().ToString();
-  return result.ok() ? *result : Counts{};
-}
-
-TEST(ApportionTest, HandComputed) {
-  EXPECT_EQ(Apportion({50, 30, 20}, 10), (Counts{5, 3, 2}));
-  // Quotas 6.3, 1.8, 0.9: floors 6, 1, 1 (raised to 1); the last leaf goes to
-  // the largest remainder (root 1).
-  EXPECT_EQ(Apportion({7, 2, 1}, 9), (Counts{6, 2, 1}));
-  // Equal remainders: the lowest root index wins.
-  EXPECT_EQ(Apportion({2, 2, 2}, 4), (Counts{2, 1, 1}));
-  // The ≥ 1 floor overshoots (1 + 9 + 1 = 11): the over-served root gives one back.
-  EXPECT_EQ(Apportion({1, 1000, 0}, 10), (Counts{1, 8, 1}));
-  // A root never gets more leaves than points.
-  EXPECT_EQ(Apportion({1, 9}, 10), (Counts{1, 9}));
-  EXPECT_EQ(Apportion({3}, 3), (Counts{3}));
-}
-
-TEST(ApportionTest, RejectsInfeasible) {
-  EXPECT_EQ(ApportionLeaves(std::vector<uint64_t>{1, 1}, 5).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ApportionLeaves(std::vector<uint64_t>{4, 4, 4}, 2).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ApportionLeaves(std::vector<uint64_t>{}, 2).status().code(), StatusCode::kInvalidArgument);
-}
-
-TEST(ApportionTest, RandomInvariants) {
-  std::mt19937 gen(21);
-  for (int trial = 0; trial < 300; ++trial) {
-    const size_t roots = 1 + gen() % 40;
-    std::vector<uint64_t> pops(roots);
-    uint64_t capacity = 0;
-    for (uint64_t& p : pops) {
-      p = gen() % 4 == 0 ? gen() % 3 : gen() % 5000;
-      capacity += std::max<uint64_t>(p, 1);
-    }
-    const auto nlist = static_cast<uint32_t>(roots + gen() % (capacity - roots + 1));
-    const Counts leaves = Apportion(pops, nlist);
-    ASSERT_EQ(leaves.size(), roots);
-    EXPECT_EQ(std::accumulate(leaves.begin(), leaves.end(), uint64_t{0}), nlist);
-    for (size_t r = 0; r < roots; ++r) {
-      EXPECT_GE(leaves[r], 1u);
-      EXPECT_LE(leaves[r], std::max<uint64_t>(pops[r], 1));
-    }
-  }
-}
-
-TEST(HierarchyTest, Defaults) {
-  EXPECT_EQ(DefaultNlist(1000000), 4000u);
-  EXPECT_EQ(DefaultNlist(100000), 1265u);  // 4·316.23 = 1264.9
-  EXPECT_EQ(DefaultNlist(100), 40u);
-  EXPECT_EQ(DefaultNlist(0), 1u);
-  EXPECT_EQ(DefaultNlist(1), 1u);  // 4 clamped to ntotal
-  EXPECT_EQ(DefaultNlist(10), 10u);
-  EXPECT_EQ(DefaultRoots(1265), 36u);
-  EXPECT_EQ(DefaultRoots(4000), 63u);
-  EXPECT_EQ(DefaultRoots(1), 1u);
-  EXPECT_EQ(DefaultRoots(2), 1u);
-}
-
 std::vector<float> ClusteredSample(size_t n, size_t d, uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -88,69 +26,6 @@ std::vector<float> ClusteredSample(size_t n, size_t d, uint64_t seed) {
     for (size_t t = 0; t < d; ++t) sample.push_back(centers[c * d + t] + normal(gen));
   }
   return sample;
-}
-
-TEST(HierarchyTest, Invariants) {
-  const size_t n = 4000, d = 8;
-  const uint32_t roots = 6, nlist = 50;
-  const auto sample = ClusteredSample(n, d, 31);
-  auto h = TrainHierarchy(sample, n, d, roots, nlist, 10, 77, 1);
-  ASSERT_TRUE(h.ok()) << h.status().ToString();
-  ASSERT_EQ(h->cid_offsets.size(), roots + 1);
-  EXPECT_EQ(h->cid_offsets.front(), 0u);
-  EXPECT_EQ(h->cid_offsets.back(), nlist);
-  for (uint32_t r = 0; r < roots; ++r) EXPECT_LT(h->cid_offsets[r], h->cid_offsets[r + 1]);
-  ASSERT_EQ(h->leaf_centroids.size(), size_t{nlist} * d);
-  ASSERT_EQ(h->root_centroids.size(), size_t{roots} * d);
-
-  // The leaves per root are the apportionment of the roots' populations, and
-  // every leaf is the nearest leaf of at least one of its root's points.
-  auto to_roots = AssignNearest(sample, n, d, h->root_centroids, roots);
-  ASSERT_TRUE(to_roots.ok());
-  std::vector<uint64_t> pops(roots);
-  for (uint32_t label : to_roots->labels) ++pops[label];
-  auto leaves = ApportionLeaves(pops, nlist);
-  ASSERT_TRUE(leaves.ok());
-  for (uint32_t r = 0; r < roots; ++r) {
-    EXPECT_EQ(h->cid_offsets[r + 1] - h->cid_offsets[r], (*leaves)[r]);
-    std::vector<float> points;
-    for (size_t i = 0; i < n; ++i) {
-      if (to_roots->labels[i] == r) points.insert(points.end(), &sample[i * d], &sample[i * d] + d);
-    }
-    const uint32_t first = h->cid_offsets[r], count = (*leaves)[r];
-    const std::vector<float> own(h->leaf_centroids.begin() + long{first} * long(d),
-                                 h->leaf_centroids.begin() + long{first + count} * long(d));
-    auto to_leaves = AssignNearest(points, pops[r], d, own, count);
-    ASSERT_TRUE(to_leaves.ok());
-    std::vector<uint64_t> per_leaf(count);
-    for (uint32_t label : to_leaves->labels) ++per_leaf[label];
-    for (uint32_t j = 0; j < count; ++j) EXPECT_GE(per_leaf[j], 1u) << "root " << r << " leaf " << j;
-  }
-
-  // Deterministic across thread counts.
-  auto h2 = TrainHierarchy(sample, n, d, roots, nlist, 10, 77, 2);
-  ASSERT_TRUE(h2.ok());
-  EXPECT_EQ(h2->cid_offsets, h->cid_offsets);
-  ASSERT_EQ(h2->leaf_centroids.size(), h->leaf_centroids.size());
-  EXPECT_EQ(std::memcmp(h2->leaf_centroids.data(), h->leaf_centroids.data(), h->leaf_centroids.size() * 4), 0);
-}
-
-TEST(HierarchyTest, SingleRootAndOneLeafPerPoint) {
-  const size_t n = 30, d = 3;
-  const auto sample = ClusteredSample(n, d, 5);
-  auto one_root = TrainHierarchy(sample, n, d, 1, 4, 5, 1, 2);
-  ASSERT_TRUE(one_root.ok());
-  EXPECT_EQ(one_root->cid_offsets, (std::vector<uint32_t>{0, 4}));
-  auto all = TrainHierarchy(sample, n, d, 3, 30, 5, 1, 1);  // nlist = n: every leaf is one point
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->cid_offsets.back(), 30u);
-}
-
-TEST(HierarchyTest, RejectsBadShapes) {
-  const auto sample = ClusteredSample(10, 2, 1);
-  EXPECT_EQ(TrainHierarchy(sample, 10, 2, 2, 11, 5, 1, 1).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(TrainHierarchy(sample, 10, 2, 5, 4, 5, 1, 1).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(TrainHierarchy(sample, 10, 2, 0, 4, 5, 1, 1).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
@@ -184,23 +59,6 @@ TEST(KMeansProgressTest, OneStepPerIteration) {
   auto without = KMeans(data, 200, 3, 5, o);
   ASSERT_TRUE(without.ok());
   EXPECT_EQ(with->centroids, without->centroids);  // watching changes nothing
-}
-
-TEST(KMeansProgressTest, HierarchyCountsEveryIterationAndTheRootAssignment) {
-  std::vector<float> data = Blobs(400, 4);
-  const uint32_t roots = 3, nlist = 9, iterations = 5;
-  Steps steps;
-  auto h = TrainHierarchy(data, 400, 4, roots, nlist, iterations, 11, 2,
-                          [&](uint64_t done, uint64_t total) { steps.emplace_back(done, total); });
-  ASSERT_TRUE(h.ok()) << h.status().ToString();
-  const uint64_t total = (roots + 1) * iterations + 1;  // 21
-  ASSERT_EQ(steps.size(), total + 1);
-  for (size_t i = 0; i < steps.size(); ++i) {
-    EXPECT_EQ(steps[i], (std::pair<uint64_t, uint64_t>{i, total})) << "step " << i;
-  }
-  auto quiet = TrainHierarchy(data, 400, 4, roots, nlist, iterations, 11, 2);
-  ASSERT_TRUE(quiet.ok());
-  EXPECT_EQ(h->leaf_centroids, quiet->leaf_centroids);
 }
 
 }  // namespace
