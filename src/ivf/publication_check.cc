@@ -76,6 +76,11 @@ Result<store::Bytes> ReadObjectRange(store::ObjectStore& store, const ObjectDesc
   get.range = ByteRange{offset, length};
   get.max_bytes = length;
   get.expected_size = d.size;
+  // Checks, inspection and evaluation read each range once: a store keeps
+  // nothing of it (the local store then unmaps each object once its bytes are
+  // dropped, so reading a whole publication back does not hold all of it
+  // mapped: a build's peak RSS stays flat in N).
+  get.reuse = false;
   auto bytes = store.Get(d.path, get);
   if (!bytes.ok()) return Named(bytes.status(), d.path);
   // A store that answers with other than the bytes asked for is not trusted either.

@@ -23,7 +23,8 @@ namespace vigilo::ivf {
 // Exactly [offset, offset + length) of a publication object, read through
 // the seam with no HEAD: the descriptor's size is the Get's expected size, so
 // an object of another size is the store's IntegrityError naming it ("object
-// is N bytes, expected M"), a missing one NotFound.
+// is N bytes, expected M"), a missing one NotFound. Read once: the store
+// caches nothing of it (GetOptions::reuse false).
 Result<store::Bytes> ReadObjectRange(store::ObjectStore& store, const ObjectDescriptor& object, uint64_t offset,
                                      uint64_t length);
 
