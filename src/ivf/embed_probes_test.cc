@@ -113,16 +113,21 @@ TEST(CheapProbesTest, AVocabularyWithoutATokenIsRefused) {
             "no word of the vocabulary is a token the tokenizer can produce, so no parity probe can be written");
 }
 
-// The importer records them, and a cold reader's probe run fetches the top
-// object and exactly the pages and buckets the choice counted.
-TEST(CheapProbesTest, AnImportsProbesCostAColdReaderWhatTheChoiceCounted) {
+// The fixture vocabulary imported with the defaults (cheap probes) into `model`.
+Result<EmbedImportResult> ImportFixture(store::ObjectStore& model) {
   std::string tgz = embed_test::FixtureTarball(embed_test::WinkJson(embed_test::FixtureWords()));
   auto path = embed_test::WriteTemp("cheap-probes.tgz", tgz);
-  store::MemoryStore model;
   EmbedImportOptions options;
   options.buckets = kBuckets;
   options.pages = kPages;
-  auto imported = ImportWinkEmbeddings(path.string(), model, options);
+  return ImportWinkEmbeddings(path.string(), model, options);
+}
+
+// The importer records them, and a cold reader's probe run fetches the top
+// object and exactly the pages and buckets the choice counted.
+TEST(CheapProbesTest, AnImportsProbesCostAColdReaderWhatTheChoiceCounted) {
+  store::MemoryStore model;
+  auto imported = ImportFixture(model);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   std::vector<std::string> words;
   for (const auto& w : embed_test::FixtureWords()) words.push_back(w.word);
@@ -169,13 +174,8 @@ std::vector<std::string> TokenizeWith(const std::string& text, const Rules& r) {
 }
 
 TEST(CheapProbesTest, TheImportsProbesCatchEveryTokenizerRuleBroken) {
-  std::string tgz = embed_test::FixtureTarball(embed_test::WinkJson(embed_test::FixtureWords()));
-  auto path = embed_test::WriteTemp("cheap-probes-rules.tgz", tgz);
   store::MemoryStore model;
-  EmbedImportOptions options;
-  options.buckets = kBuckets;
-  options.pages = kPages;
-  auto imported = ImportWinkEmbeddings(path.string(), model, options);
+  auto imported = ImportFixture(model);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   std::set<std::string> vocabulary;
   for (const auto& w : embed_test::FixtureWords()) vocabulary.insert(w.word);
