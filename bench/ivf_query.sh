@@ -30,6 +30,9 @@
 #   BENCH_CPU       the CPU every measurement is pinned to (default: the last)
 #   VIGILO_DATA_DIR, VIGILO_BENCH_CACHE (builds: $VIGILO_BENCH_CACHE/ivf-query/),
 #   JOBS            the FAISS source build's parallelism (bench/faiss/setup.sh)
+#   PEERS_FROM      a folder of saved results (a last-run): measure vigilo only and
+#                   take the peers' rows (FAISS, LanceDB) from it; the section says
+#                   when and at which commit they were measured
 #   RESULTS_FROM    a folder of saved results: skip every measurement and only
 #                   rewrite the tables, plots and section from it. Each run saves
 #                   its raw results (JSON lines, the kernel table, meta.env) to
@@ -105,6 +108,13 @@ mkdir -p "$qcache"
 uptime_start=$(uptime)
 date_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 results_from=${RESULTS_FROM:-}
+peers_from=${PEERS_FROM:-}
+peers_note=
+if [[ -n $peers_from && -z $results_from ]]; then
+  [[ -s $peers_from/meta.env ]] || bench_die "$peers_from has no meta.env (a saved run)"
+  peers_note=$(bash -c 'source "$1"; echo "$date_start, commit $run_commit"' _ "$peers_from/meta.env")
+  log "measuring vigilo only; the peers' rows come from $peers_from ($peers_note)"
+fi
 if [[ -n $results_from ]]; then
   [[ -s $results_from/meta.env ]] || bench_die "$results_from has no meta.env (a saved run)"
   log "re-rendering the saved run in $results_from (nothing is measured)"
@@ -181,7 +191,14 @@ for ds in $datasets; do
        queries_one:$o.queries, queries_batch:$b.queries}' "$tmp/batch.jsonl" >>"$out"
   done
 
+  # --- peers re-used from a saved run ---
+  if [[ -n $peers_from ]]; then
+    [[ -s $peers_from/$ds.jsonl ]] || bench_die "$peers_from has no $ds.jsonl"
+    jq -c 'select(.system != null and .system != "vigilo")' "$peers_from/$ds.jsonl" >>"$out"
+  fi
+
   # --- FAISS ---
+  [[ -z $peers_from ]] &&
   for flavour in $faiss_flavours; do
     indexes=$faiss_indexes
     [[ $flavour == generic ]] && indexes=$faiss_generic_indexes
@@ -205,7 +222,7 @@ for ds in $datasets; do
   done
 
   # --- LanceDB ---
-  if [[ -n $lancedb_modules ]]; then
+  if [[ -n $lancedb_modules && -z $peers_from ]]; then
     lmetric=$([[ $metric == cosine ]] && echo cosine || echo l2)
     subv=$(( d / 4 ))  # 8-bit codes of d/4 bytes: the code size of FAISS's PQ(d/2)x4
     lver=$(jq -r .version "$lancedb_modules/node_modules/@lancedb/lancedb/package.json")
@@ -280,7 +297,7 @@ if [[ -z $results_from ]]; then
   run_commit=$(commit)
   vigilo_used=${vigilo#"$root"/}
   declare -p datasets one_queries nprobes seed iterations uptime_start uptime_end date_start run_commit vigilo_used \
-    kernel_seconds >"$tmp/meta.env"
+    kernel_seconds peers_note >"$tmp/meta.env"
   saved=$qcache/last-run
   rm -rf "$saved" && mkdir -p "$saved"
   for ds in $datasets; do cp "$tmp/$ds.jsonl" "$saved/"; done
@@ -444,7 +461,7 @@ EOF
 - CPU: $(bench_cpu) ($(nproc) CPUs; flags: $(grep -m1 -o -w 'avx2\|avx512f\|fma' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//'))
 - Load: at the start \`$(echo "$uptime_start" | sed 's/^ *//')\`; at the end \`$(echo "$uptime_end" | sed 's/^ *//')\`
   (the 2 CPUs are shared with other jobs: every QPS here is provisional and lower than on an idle machine)
-- Date: $date_start, commit $run_commit
+- Date: $date_start, commit $run_commit${peers_note:+ (vigilo's rows; the peers' rows were measured on $peers_note and re-used)}
 - Regenerate: \`cmake --build build/release --target vigilo && bench/ivf_query.sh\`
   (this run used \`$vigilo_used\`; QUERIES=$one_queries, NPROBES=$nprobes)
 EOF
