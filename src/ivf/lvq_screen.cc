@@ -146,7 +146,58 @@ void Screen(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, flo
   }
 }
 
+// The usable contexts of the first one's dimension and metric go to the
+// AVX2 multi screen kMultiBatch at a time; every other context is screened
+// alone (the portable path screens them all alone: the same bounds).
+void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
+                 float* const* lower, float* const* upper) {
+  const ScreenContext* batch[kMultiBatch];
+  float* batch_lower[kMultiBatch];
+  float* batch_upper[kMultiBatch];
+  size_t in_batch = 0;
+  const ScreenContext* first = nullptr;
+  for (size_t j = 0; j < m; ++j) {
+    const ScreenContext& ctx = *contexts[j];
+    if (path != KernelPath::kAvx2 || !ctx.usable) {
+      Screen(path, ctx, rows, lower[j], upper[j]);
+      continue;
+    }
+    if (first == nullptr) first = &ctx;
+    if (ctx.dimension != first->dimension || ctx.metric != first->metric) {
+      Screen(path, ctx, rows, lower[j], upper[j]);
+      continue;
+    }
+    batch[in_batch] = &ctx;
+    batch_lower[in_batch] = lower[j];
+    batch_upper[in_batch] = upper[j];
+    if (++in_batch == kMultiBatch) {
+      ScreenRowsAvx2Multi(batch, in_batch, rows, batch_lower, batch_upper);
+      in_batch = 0;
+    }
+  }
+  if (in_batch == 1) {
+    ScreenRowsAvx2(*batch[0], rows, batch_lower[0], batch_upper[0]);  // one context: its own four-row tiles
+  } else if (in_batch > 1) {
+    ScreenRowsAvx2Multi(batch, in_batch, rows, batch_lower, batch_upper);
+  }
+}
+
 }  // namespace
+
+void ScreenBlockMulti(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                      float* const* upper) {
+  ScreenMulti(DispatchedKernelPath(), contexts, m, rows, lower, upper);
+}
+
+Status ScreenBlockMultiWith(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
+                            float* const* lower, float* const* upper) {
+  if (!KernelPathAvailable(path)) {
+    return InvalidArgument("screening: the " + std::string(KernelPathName(path)) +
+                           " kernel is not supported by this CPU");
+  }
+  ScreenMulti(path, contexts, m, rows, lower, upper);
+  return Status::Ok();
+}
 
 void ComputeLvq8CodeSums(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
   if (DispatchedKernelPath() == KernelPath::kAvx2) {

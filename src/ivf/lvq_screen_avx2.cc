@@ -8,6 +8,8 @@
 // with themselves (exact: d ≤ 65536). A d that is not a multiple of 16 ends
 // with the row's last 16 bytes against ScreenContext::q_tail (zero where
 // those elements were already summed), so no byte past the row is read.
+// Several contexts (a row group's queries) go in tiles of 2 rows × 4
+// contexts: each block of codes loaded and split once for the four.
 // Like lvq_kernels_avx2.cc, only the VIGILO_AVX2 functions use AVX2, and
 // only after Avx2Supported(). x86-64 only (elsewhere the portable screen).
 #include "lvq_kernels_internal.h"
@@ -305,6 +307,121 @@ VIGILO_AVX2 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* low
   }
 }
 
+// --- Several contexts (queries) against the same rows. ---
+// A tile of kRows rows × kQueries contexts: each 32-byte step of a row is
+// loaded and split once, then multiplied by every context's weights. The
+// int32 lanes take the same products as Small4's (in another order: integer
+// sums, exact below 2^31), so the integers, hence the bounds, are the same.
+constexpr size_t kTileRows = 2, kTileQueries = 4;
+constexpr size_t kReduced = 4;  // Reduce4's four accumulators (those past a tile's contexts stay 0)
+static_assert(kTileQueries <= kReduced);
+
+template <size_t kRows, size_t kQueries>
+VIGILO_AVX2 inline void MultiTile(const ScreenContext* const* ctx, const uint8_t* code, size_t stride,
+                                  __m256i (&dot)[kRows][kReduced]) {
+  const size_t d = ctx[0]->dimension;
+  const size_t whole32 = d / 32 * 32;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
+  for (size_t r = 0; r < kRows; ++r) {
+    for (size_t j = 0; j < kReduced; ++j) dot[r][j] = zero;
+  }
+  for (size_t i = 0; i < whole32; i += 32) {
+    __m256i c0[kRows], c1[kRows];
+    for (size_t r = 0; r < kRows; ++r) {
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + r * stride + i));
+      c0[r] = _mm256_and_si256(b, low_bytes);
+      c1[r] = _mm256_srli_epi16(b, 8);
+    }
+    for (size_t j = 0; j < kQueries; ++j) {
+      const int16_t* qs = ctx[j]->q_split.data() + i;
+      const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs));
+      const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 16));
+      for (size_t r = 0; r < kRows; ++r) {
+        dot[r][j] =
+            _mm256_add_epi32(dot[r][j], _mm256_add_epi32(_mm256_madd_epi16(c0[r], w0), _mm256_madd_epi16(c1[r], w1)));
+      }
+    }
+  }
+  // The 16-element step and the tail, against each context's q and q_tail.
+  auto step16 = [&](size_t at, bool tail) VIGILO_AVX2 {
+    __m256i c[kRows];
+    for (size_t r = 0; r < kRows; ++r) {
+      c[r] = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + r * stride + at)));
+    }
+    for (size_t j = 0; j < kQueries; ++j) {
+      const int16_t* w = tail ? ctx[j]->q_tail : ctx[j]->q.data() + at;
+      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+      for (size_t r = 0; r < kRows; ++r) dot[r][j] = _mm256_add_epi32(dot[r][j], _mm256_madd_epi16(c[r], wv));
+    }
+  };
+  if (d - whole32 >= 16) step16(whole32, false);
+  if (d % 16 != 0) step16(d - 16, true);
+}
+
+// kQueries contexts over n ≤ kBoundBatch rows: every row's dot for each
+// context, dots[j][r].
+template <size_t kQueries>
+VIGILO_AVX2 void MultiDots(const ScreenContext* const* ctx, const uint8_t* codes, size_t stride, size_t n,
+                           double (*dots)[kBoundBatch]) {
+  const bool narrow = ctx[0]->dimension <= 256;  // a row's whole Σq·c below 2^31 (as in Rows)
+  alignas(32) double out[kReduced];
+  auto reduce = [&](const __m256i(&acc)[kReduced], size_t r) VIGILO_AVX2 {
+    if (narrow) {
+      Reduce4(acc[0], acc[1], acc[2], acc[3], out);
+    } else {
+      Reduce4Wide(acc, out);
+    }
+    for (size_t j = 0; j < kQueries; ++j) dots[j][r] = out[j];
+  };
+  size_t r = 0;
+  for (; r + kTileRows <= n; r += kTileRows) {
+    __m256i acc[kTileRows][kReduced];
+    MultiTile<kTileRows, kQueries>(ctx, codes + r * stride, stride, acc);
+    for (size_t k = 0; k < kTileRows; ++k) reduce(acc[k], r + k);
+  }
+  for (; r < n; ++r) {
+    __m256i acc[1][kReduced];
+    MultiTile<1, kQueries>(ctx, codes + r * stride, stride, acc);
+    reduce(acc[0], r);
+  }
+}
+
+template <Metric kMetric>
+VIGILO_AVX2 void MultiRows(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, float* const* lower,
+                           float* const* upper) {
+  double dots[kTileQueries][kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
+  CodeSums own[kBoundBatch];
+  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
+    const size_t n = std::min(kBoundBatch, rows.n - first);
+    const uint8_t* codes = rows.codes + first * rows.stride;
+    for (size_t r = 0; r < n; ++r) {
+      if (first + n + r < rows.n) Prefetch(*ctx[0], codes + (n + r) * rows.stride);  // the next batch
+    }
+    if constexpr (kMetric == Metric::kL2Squared) {  // the rows' sums, once for every context
+      const CodeSums* s = rows.sums != nullptr ? rows.sums + first : own;
+      if (rows.sums == nullptr) CodeSumsAvx2(ctx[0]->dimension, n, codes, rows.stride, own);
+      for (size_t k = 0; k < n; ++k) {
+        sums[k] = s[k].sum;
+        squares[k] = s[k].squares;
+      }
+    }
+    for (size_t j = 0; j < m; j += kTileQueries) {
+      const size_t count = std::min(kTileQueries, m - j);
+      switch (count) {
+        case 1: MultiDots<1>(ctx + j, codes, rows.stride, n, dots); break;
+        case 2: MultiDots<std::min<size_t>(2, kTileQueries)>(ctx + j, codes, rows.stride, n, dots); break;
+        case 3: MultiDots<std::min<size_t>(3, kTileQueries)>(ctx + j, codes, rows.stride, n, dots); break;
+        default: MultiDots<kTileQueries>(ctx + j, codes, rows.stride, n, dots); break;
+      }
+      for (size_t k = 0; k < count; ++k) {
+        BoundRows4<kMetric>(*ctx[j + k], n, rows.offsets + first, rows.scales + first, dots[k], sums, squares,
+                            lower[j + k] + first, upper[j + k] + first);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -399,6 +516,19 @@ void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower
   }
 }
 
+void ScreenRowsAvx2Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                         float* const* upper) {
+  if (m == 0) return;
+  const size_t d = contexts[0]->dimension;
+  if (d < 16 || d > kSmallMax) {  // outside the tiles' range: context by context
+    for (size_t j = 0; j < m; ++j) ScreenRowsAvx2(*contexts[j], rows, lower[j], upper[j]);
+  } else if (contexts[0]->metric == Metric::kCosine) {
+    MultiRows<Metric::kCosine>(contexts, m, rows, lower, upper);
+  } else {
+    MultiRows<Metric::kL2Squared>(contexts, m, rows, lower, upper);
+  }
+}
+
 }  // namespace vigilo::ivf::screen
 
 #else
@@ -407,6 +537,11 @@ namespace vigilo::ivf::screen {
 
 void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   ScreenRowsPortable(ctx, rows, lower, upper);
+}
+
+void ScreenRowsAvx2Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                         float* const* upper) {
+  for (size_t j = 0; j < m; ++j) ScreenRowsPortable(*contexts[j], rows, lower[j], upper[j]);
 }
 
 WeightStats MeasureWeightsAvx2(const float* w, size_t d) { return MeasureWeights(w, d); }

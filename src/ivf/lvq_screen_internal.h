@@ -54,6 +54,19 @@ void ScreenBlock(const ScreenContext& ctx, const RowBlock& rows, float* lower, f
 // for a path this CPU lacks.
 Status ScreenBlockWith(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 
+// The same for m contexts at once (a row group probed by several queries):
+// contexts[j]'s bounds go to lower[j][r], upper[j][r], bit for bit those of
+// ScreenBlock(*contexts[j], rows, …). The usable contexts should share one
+// dimension and metric (those that do not are screened one by one). The
+// AVX2 path loads and splits each row's codes once for several contexts;
+// the portable one screens context by context.
+void ScreenBlockMulti(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                      float* const* upper);
+// The same on an explicit path (kScalar screens as kPortable); InvalidArgument
+// for a path this CPU lacks.
+Status ScreenBlockMultiWith(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
+                            float* const* lower, float* const* upper);
+
 // ComputeCodeSums for LVQ8 rows (the same exact integers), with AVX2 when
 // the dispatched kernel path is kAvx2: the reader computes a postings row
 // group's sums once for every query that screens it.
@@ -178,5 +191,9 @@ void CodeSumsAvx2(size_t dimension, size_t n, const uint8_t* codes, size_t strid
 void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 // Only when kernels_internal::Avx2Supported().
 void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+// ScreenRowsAvx2 for m ≤ kMultiBatch usable contexts of one dimension and metric.
+constexpr size_t kMultiBatch = 16;
+void ScreenRowsAvx2Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                         float* const* upper);
 
 }  // namespace vigilo::ivf::screen

@@ -231,6 +231,69 @@ TEST(ScreenTest, GroupCodeSumsAreTheKernelsSums) {
   }
 }
 
+// The multi-context screen gives every context the single screen's bounds,
+// bit for bit, on each path: m around the AVX2 tiles' 4 contexts and batches
+// of 16, d around its 16- and 32-element steps and beyond its tile range
+// (d > 2048), and contexts it must screen alone (unusable, another dimension).
+TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
+  Xoshiro256 rng(23);
+  for (size_t d : {1, 7, 16, 17, 100, 784, 2048, 4100}) {
+    for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
+      std::vector<ListContext> lists;
+      for (size_t j = 0; j < 20; ++j) {
+        std::vector<float> q = RandomVector(d, rng, 1.0);
+        if (metric == Metric::kCosine) {
+          ASSERT_TRUE(NormalizeL2(q).ok());
+        }
+        const std::vector<float> centroid = RandomVector(d, rng, 0.5);
+        // Context 6 is an LVQ4 list's: unusable, screened alone.
+        auto ctx = PrepareList(metric, j == 6 ? Encoding::kLvq4 : Encoding::kLvq8, q, centroid);
+        ASSERT_TRUE(ctx.ok());
+        lists.push_back(std::move(*ctx));
+      }
+      std::vector<ScreenContext> contexts(lists.size());
+      for (size_t j = 0; j < lists.size(); ++j) screen::PrepareScreen(lists[j], contexts[j]);
+      EXPECT_FALSE(contexts[6].usable);
+      if (d > 1) {  // context 7: one element fewer (the rows' first d − 1 codes)
+        std::vector<float> q = RandomVector(d - 1, rng, 1.0);
+        if (metric == Metric::kCosine) {
+          ASSERT_TRUE(NormalizeL2(q).ok());
+        }
+        auto ctx = PrepareList(metric, Encoding::kLvq8, q, RandomVector(d - 1, rng, 0.5));
+        ASSERT_TRUE(ctx.ok());
+        screen::PrepareScreen(*ctx, contexts[7]);
+      }
+      for (bool with_sums : {false, true}) {
+        const Rows rows = MakeRows(d, rng, 1.0);
+        std::vector<CodeSums> sums;
+        const RowBlock block = rows.Block(with_sums, sums);
+        for (size_t m : {1, 2, 3, 4, 5, 9, 20}) {
+          for (KernelPath p : ScreenPaths()) {
+            const std::string what = "d " + std::to_string(d) + " m " + std::to_string(m) + " " +
+                                     std::string(KernelPathName(p)) + (with_sums ? " sums" : "");
+            std::vector<const ScreenContext*> pointers;
+            std::vector<std::vector<float>> lower(m, std::vector<float>(block.n)), upper = lower;
+            std::vector<float*> lower_at, upper_at;
+            for (size_t j = 0; j < m; ++j) {
+              pointers.push_back(&contexts[j]);
+              lower_at.push_back(lower[j].data());
+              upper_at.push_back(upper[j].data());
+            }
+            ASSERT_TRUE(
+                screen::ScreenBlockMultiWith(p, pointers.data(), m, block, lower_at.data(), upper_at.data()).ok());
+            std::vector<float> lower1(block.n), upper1(block.n);
+            for (size_t j = 0; j < m; ++j) {
+              ASSERT_TRUE(screen::ScreenBlockWith(p, contexts[j], block, lower1.data(), upper1.data()).ok());
+              EXPECT_EQ(0, std::memcmp(lower1.data(), lower[j].data(), block.n * sizeof(float))) << what << " j " << j;
+              EXPECT_EQ(0, std::memcmp(upper1.data(), upper[j].data(), block.n * sizeof(float))) << what << " j " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // --- End to end: a query with the screen equals the query without it. ---
 
 struct EndToEndCase {
@@ -354,6 +417,23 @@ TEST_P(ScreenQueryTest, ResultsAreThoseOfExactScoring) {
     EXPECT_EQ(rows_out, 0u);
   }
   EXPECT_GT(centroids_out, 0u);
+}
+
+// Batches whose (query, list) contexts exceed the reader's up-front budget
+// (2 MiB): each row group's lists are then prepared as it is scored, and
+// its queries screened together.
+TEST_P(ScreenQueryTest, LargeBatchesAreThoseOfExactScoring) {
+  const size_t d = GetParam().d;
+  const uint32_t nprobe = 8;
+  const size_t count = (size_t{2} << 20) / (nprobe * d * sizeof(float)) + 50;
+  const auto queries = Queries(count, 555);
+  const QueryResult exact = Run(queries, 10, nprobe, false);
+  const QueryResult screened = Run(queries, 10, nprobe, true);
+  ExpectSameResult(exact, screened, "large batch");
+  EXPECT_GT(exact.hits.size(), count * 9);  // (a query's lists may hold fewer than k rows)
+  if (GetParam().encoding == Encoding::kLvq8) {
+    EXPECT_GT(screened.rows_screened_out, 0u);
+  }
 }
 
 // With k above the probed rows every probed list's rows are hits: their CIDs

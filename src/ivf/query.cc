@@ -211,29 +211,24 @@ void GatherFloats(const std::vector<parquet::ValueRun>& runs, float* out) {
   }
 }
 
-// Centroid ranking's screen: every centroid's distance bounds, and in
-// order[0, candidates) the centroids whose lower bound is at most U, the
-// nprobe-th smallest upper bound. At least nprobe centroids have a distance
-// ≤ U, so any other has a distance > U and ranks after them whatever the
-// tie-break: the nprobe best are among the candidates. False (nothing
-// decided) when some bound is not proven: the exact pass then ranks every
-// centroid and names one whose distance is not finite.
-bool ScreenCentroids(const ListContext& ctx, const RowBlock& all, size_t nprobe, screen::ScreenContext& screen_ctx,
-                     std::vector<float>& lower, std::vector<float>& upper, std::vector<uint32_t>& order,
+// Centroid ranking's screen, from every centroid's distance bounds (a
+// batch's queries screened together): in order[0, candidates) the centroids
+// whose lower bound is at most U, the nprobe-th smallest upper bound. At
+// least nprobe centroids have a distance ≤ U, so any other has a distance >
+// U and ranks after them whatever the tie-break: the nprobe best are among
+// the candidates. False (nothing decided) when some bound is not proven: the
+// exact pass then ranks every centroid and names one whose distance is not
+// finite.
+bool SelectCentroids(size_t nlist, size_t nprobe, const float* lower, float* upper, std::vector<uint32_t>& order,
                      size_t& candidates) {
-  screen::PrepareScreen(ctx, screen_ctx);
-  if (!screen_ctx.usable) return false;
-  lower.resize(all.n);
-  upper.resize(all.n);
-  screen::ScreenBlock(screen_ctx, all, lower.data(), upper.data());
-  for (size_t c = 0; c < all.n; ++c) {
+  for (size_t c = 0; c < nlist; ++c) {
     if (!std::isfinite(lower[c]) || !std::isfinite(upper[c])) return false;  // a finite upper proves the distance finite
   }
   // upper is not needed after this: partitioned in place.
-  std::nth_element(upper.begin(), upper.begin() + static_cast<std::ptrdiff_t>(nprobe - 1), upper.end());
+  std::nth_element(upper, upper + nprobe - 1, upper + nlist);
   const float bound = upper[nprobe - 1];
   candidates = 0;
-  for (size_t c = 0; c < all.n; ++c) {
+  for (size_t c = 0; c < nlist; ++c) {
     if (!(lower[c] > bound)) order[candidates++] = static_cast<uint32_t>(c);
   }
   return true;
@@ -306,18 +301,52 @@ Status QueryRun::Advance() {
     const size_t d = m.index.dimension, nlist = m.index.nlist;
     const size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
     const std::vector<float> zero(d, 0.0f);
-    ListContext ctx;
-    screen::ScreenContext screen_ctx;
-    std::vector<float> distance(nlist), lower, upper;
+    ListContext alone;  // a query's context without the screen (or its failure met again)
+    std::vector<float> distance(nlist);
     std::vector<uint32_t> order(nlist);
     const RowBlock all{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
                        reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()};
+    // With the screen, the queries go kRankBatch at a time: their contexts
+    // prepared and every centroid's bounds computed for all of them in one
+    // pass over the centroid codes, then each ranked in turn.
+    constexpr size_t kRankBatch = 8;
+    const size_t batch = std::min(kRankBatch, queries_.size());
+    std::vector<ListContext> lists(batch);
+    std::vector<screen::ScreenContext> screens(batch);
+    std::vector<float> lower(options_.screen ? batch * nlist : 0), upper(lower.size());
+    bool ready[kRankBatch] = {};
+    const screen::ScreenContext* screened[kRankBatch];
+    float* lower_at[kRankBatch];
+    float* upper_at[kRankBatch];
     for (size_t qi = 0; qi < queries_.size(); ++qi) {
-      const std::vector<float>& q = queries_[qi];
-      VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, q, zero, ctx));
+      const size_t slot = qi % batch;
+      if (options_.screen && slot == 0) {
+        size_t count = 0;
+        for (size_t b = 0; b < batch && qi + b < queries_.size(); ++b) {
+          ready[b] = PrepareList(m.index.metric, Encoding::kLvq8, queries_[qi + b], zero, lists[b]).ok();
+          if (!ready[b]) {
+            screens[b].usable = false;
+            continue;
+          }
+          screen::PrepareScreen(lists[b], screens[b]);
+          screened[count] = &screens[b];
+          lower_at[count] = lower.data() + b * nlist;
+          upper_at[count] = upper.data() + b * nlist;
+          ++count;
+        }
+        screen::ScreenBlockMulti(screened, count, all, lower_at, upper_at);
+      }
+      const ListContext* list = &lists[slot];
+      if (!options_.screen || !ready[slot]) {
+        VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, Encoding::kLvq8, queries_[qi], zero, alone));
+        list = &alone;
+      }
+      const ListContext& ctx = *list;
       // order[0, candidates) are the centroids that can rank among the first nprobe.
       size_t candidates = 0;
-      if (options_.screen && ScreenCentroids(ctx, all, nprobe, screen_ctx, lower, upper, order, candidates)) {
+      if (options_.screen && screens[slot].usable &&
+          SelectCentroids(nlist, nprobe, lower.data() + slot * nlist, upper.data() + slot * nlist, order,
+                          candidates)) {
         result_.centroids_screened_out += nlist - candidates;
         for (size_t j = 0; j < candidates; ++j) {
           const uint32_t c = order[j];
@@ -547,6 +576,16 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::vector<uint8_t> screen_ready(prepared.size(), 0);
   screen::ScreenContext screen_ctx;
   std::vector<float> lower, upper;
+  // A row group's queries screened together (its probe j's slot in the
+  // bounds, or kNoSlot), and their lists when prepared per group.
+  constexpr size_t kNoSlot = SIZE_MAX;
+  std::vector<size_t> group_slot;
+  std::vector<ListContext> group_lists;
+  std::vector<screen::ScreenContext> group_screens;
+  std::vector<uint8_t> group_list_ready;
+  std::vector<const screen::ScreenContext*> group_contexts;
+  std::vector<float> group_lower, group_upper;
+  std::vector<float*> lower_at, upper_at;
   std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
   std::vector<CodeSums> code_sums;   // a row group's (l2)
   std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs;
@@ -659,22 +698,82 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         }
       }
       auto sums_at = [&](size_t row) { return group_sums ? code_sums.data() + row : nullptr; };
-      for (const auto& probe : probing[slice.cid]) {
-        const uint32_t q = probe.first;
-        const size_t context = probe.second;  // (not a structured binding: the lambdas below capture it)
-        const ListContext* list = prepared_up_front ? &prepared[context] : &ctx;
-        if (!prepared_up_front) {
+      const std::vector<std::pair<uint32_t, size_t>>& probes = probing[slice.cid];
+      const bool may_screen = options_.screen && m.index.encoding == Encoding::kLvq8;
+      // Several queries probing the group: the bounds of every query that
+      // will screen it (its heap full after the rows that fill it: heap size
+      // + n > k) are computed first, in one pass over the codes (each row's
+      // codes loaded once for several queries). A bound depends only on the
+      // row and the query, so each query then screens as it would alone.
+      size_t slots = 0;
+      const bool group_screen = may_screen && probes.size() > 1;
+      if (group_screen) {
+        group_slot.assign(probes.size(), kNoSlot);
+        group_list_ready.assign(probes.size(), 0);
+        if (!prepared_up_front && group_lists.size() < probes.size()) {
+          group_lists.resize(probes.size());
+          group_screens.resize(probes.size());
+        }
+        group_contexts.clear();
+        for (size_t j = 0; j < probes.size(); ++j) {
+          const uint32_t q = probes[j].first;
+          const size_t context = probes[j].second;
+          if (top[q].size() + n <= options_.k) continue;  // never screens this group
+          if (prepared_up_front) {
+            if (!screen_ready[context]) {
+              screen::PrepareScreen(prepared[context], screens[context]);
+              screen_ready[context] = 1;
+            }
+            group_contexts.push_back(&screens[context]);
+          } else {
+            // A failure is left to the query's own turn below, which meets it again.
+            if (!PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, group_lists[j]).ok()) continue;
+            group_list_ready[j] = 1;
+            screen::PrepareScreen(group_lists[j], group_screens[j]);
+            group_contexts.push_back(&group_screens[j]);
+          }
+          group_slot[j] = group_contexts.size() - 1;
+        }
+        slots = group_contexts.size();
+        if (slots > 1) {
+          group_lower.resize(slots * n);
+          group_upper.resize(slots * n);
+          lower_at.resize(slots);
+          upper_at.resize(slots);
+          size_t row = 0;
+          for (const parquet::ValueRun& run : code_runs) {
+            for (size_t k = 0; k < slots; ++k) {
+              lower_at[k] = group_lower.data() + k * n + row;
+              upper_at[k] = group_upper.data() + k * n + row;
+            }
+            screen::ScreenBlockMulti(
+                group_contexts.data(), slots,
+                RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, sums_at(row)},
+                lower_at.data(), upper_at.data());
+            row += run.count;
+          }
+        }
+      }
+      for (size_t probe = 0; probe < probes.size(); ++probe) {
+        const uint32_t q = probes[probe].first;
+        const size_t context = probes[probe].second;  // (not a structured binding: the lambdas below capture it)
+        const bool list_ready = group_screen && group_list_ready[probe];
+        const ListContext* list = prepared_up_front ? &prepared[context] : list_ready ? &group_lists[probe] : &ctx;
+        if (!prepared_up_front && !list_ready) {
           VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
         }
+        // The group pass's bounds of this query's rows, if it made them.
+        const float* group_bounds =
+            slots > 1 && group_slot[probe] != kNoSlot ? group_lower.data() + group_slot[probe] * n : nullptr;
         auto& heap = top[q];
         // With a full heap, a row whose lower bound exceeds the k-th distance
         // (taken before the rows are screened; it only falls meanwhile) would
         // be rejected by the heap below: it is screened out and never scored
         // exactly. Its distance is proven finite too, so no error is skipped.
         // While the heap fills, the rows that fill it are scored exactly first.
-        const bool may_screen = options_.screen && m.index.encoding == Encoding::kLvq8;
         const screen::ScreenContext* screen_list = nullptr;
         auto screen_context = [&]() -> const screen::ScreenContext* {
+          if (list_ready) return &group_screens[probe];
           if (!prepared_up_front) {
             screen::PrepareScreen(ctx, screen_ctx);
             return &screen_ctx;
@@ -698,15 +797,19 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                 ScoreBlock(*list, block, distance.data() + from);
                 for (size_t i = from; i < to; ++i) considered.push_back(static_cast<uint32_t>(i));
               } else {
-                screen::ScreenBlock(*screened, block, lower.data() + from, upper.data() + from);
+                const float* bound = group_bounds;
+                if (bound == nullptr) {
+                  screen::ScreenBlock(*screened, block, lower.data() + from, upper.data() + from);
+                  bound = lower.data();
+                }
                 for (size_t i = from; i < to;) {  // exact scores for each stretch of rows not screened out
-                  if (lower[i] > threshold) {
+                  if (bound[i] > threshold) {
                     ++i;
                     ++result_.rows_screened_out;
                     continue;
                   }
                   size_t stretch = i + 1;
-                  while (stretch < to && !(lower[stretch] > threshold)) ++stretch;
+                  while (stretch < to && !(bound[stretch] > threshold)) ++stretch;
                   ScoreBlock(*list,
                              RowBlock{stretch - i, offsets.data() + i, scales.data() + i,
                                       run.first + (i - row) * run.stride, run.stride, sums_at(i)},
