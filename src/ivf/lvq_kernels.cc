@@ -195,6 +195,10 @@ Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<cons
 
 void ComputeCodeSums(Encoding encoding, size_t dimension, size_t n, const uint8_t* codes, size_t stride,
                      CodeSums* out) {
+  if (encoding == Encoding::kLvq8 && DispatchedKernelPath() == KernelPath::kAvx2) {
+    kernels_internal::CodeSumsLvq8Avx2(dimension, n, codes, stride, out);
+    return;
+  }
   for (size_t r = 0; r < n; ++r) {
     const uint8_t* code = codes + r * stride;
     uint32_t sum = 0;

@@ -282,6 +282,38 @@ RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) {
   return ctx.encoding == Encoding::kLvq8 ? OneRow<Encoding::kLvq8>(ctx, code) : OneRow<Encoding::kLvq4>(ctx, code);
 }
 
+VIGILO_AVX2 void CodeSumsLvq8Avx2(size_t d, size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
+  const size_t whole32 = d / 32 * 32;
+  alignas(32) uint8_t tail_mask_bytes[32] = {};
+  for (size_t j = 0; j < 32; ++j) tail_mask_bytes[j] = d >= 32 && d - 32 + j >= whole32 ? 0xFF : 0;
+  const __m256i tail_mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail_mask_bytes));
+  for (size_t r = 0; r < n; ++r) {
+    const uint8_t* code = codes + r * stride;
+    if (d < 32) {
+      uint32_t sum = 0, sq = 0;
+      for (size_t i = 0; i < d; ++i) {
+        sum += code[i];
+        sq += uint32_t{code[i]} * code[i];
+      }
+      out[r] = CodeSums{sum, sq};
+      continue;
+    }
+    __m256i sum = zero, sq = zero;
+    auto add = [&](__m256i b) VIGILO_AVX2 {
+      sum = _mm256_add_epi64(sum, _mm256_sad_epu8(b, zero));
+      const __m256i c0 = _mm256_and_si256(b, low_bytes);
+      const __m256i c1 = _mm256_srli_epi16(b, 8);
+      sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(c0, c0), _mm256_madd_epi16(c1, c1)));
+    };
+    for (size_t i = 0; i < whole32; i += 32) add(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + i)));
+    if (whole32 < d)
+      add(_mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + d - 32)), tail_mask));
+    out[r] = CodeSums{static_cast<uint32_t>(HorizontalSumU64(sum)), static_cast<uint32_t>(HorizontalSumI32(sq))};
+  }
+}
+
 }  // namespace vigilo::ivf::kernels_internal
 
 #else  // not x86: no AVX2 path; the dispatcher never calls ScoreRowsAvx2.
@@ -293,6 +325,8 @@ bool Avx2Supported() { return false; }
 void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out) { ScoreRowsScalar(ctx, rows, out); }
 
 RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) { return RowSumsScalar(ctx, code); }
+
+void CodeSumsLvq8Avx2(size_t, size_t, const uint8_t*, size_t, CodeSums*) {}  // never called: Avx2Supported() is false
 
 }  // namespace vigilo::ivf::kernels_internal
 

@@ -123,4 +123,8 @@ RowSums RowSumsScalar(const ListContext& ctx, const uint8_t* code);
 RowSums RowSumsPortable(const ListContext& ctx, const uint8_t* code);
 RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code);
 
+// ComputeCodeSums of n LVQ8 rows with AVX2 (the same exact integers; only
+// called when Avx2Supported()).
+void CodeSumsLvq8Avx2(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);
+
 }  // namespace vigilo::ivf::kernels_internal

@@ -199,14 +199,6 @@ Status ScreenBlockMultiWith(KernelPath path, const ScreenContext* const* context
   return Status::Ok();
 }
 
-void ComputeLvq8CodeSums(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
-  if (DispatchedKernelPath() == KernelPath::kAvx2) {
-    CodeSumsAvx2(dimension, n, codes, stride, out);
-  } else {
-    ComputeCodeSums(Encoding::kLvq8, dimension, n, codes, stride, out);
-  }
-}
-
 void ScreenBlock(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   Screen(DispatchedKernelPath(), ctx, rows, lower, upper);
 }

@@ -400,7 +400,7 @@ VIGILO_AVX2 void MultiRows(const ScreenContext* const* ctx, size_t m, const RowB
     }
     if constexpr (kMetric == Metric::kL2Squared) {  // the rows' sums, once for every context
       const CodeSums* s = rows.sums != nullptr ? rows.sums + first : own;
-      if (rows.sums == nullptr) CodeSumsAvx2(ctx[0]->dimension, n, codes, rows.stride, own);
+      if (rows.sums == nullptr) kernels_internal::CodeSumsLvq8Avx2(ctx[0]->dimension, n, codes, rows.stride, own);
       for (size_t k = 0; k < n; ++k) {
         sums[k] = s[k].sum;
         squares[k] = s[k].squares;
@@ -474,37 +474,6 @@ VIGILO_AVX2 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse,
 // 4096 steps of at most 2·255² per lane); d < 32 element by element, the
 // last d mod 32 elements from the row's last 32 bytes with the ones already
 // counted masked off.
-VIGILO_AVX2 void CodeSumsAvx2(size_t d, size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i low_bytes = _mm256_set1_epi16(0x00FF);
-  const size_t whole32 = d / 32 * 32;
-  alignas(32) uint8_t tail_mask_bytes[32] = {};
-  for (size_t j = 0; j < 32; ++j) tail_mask_bytes[j] = d >= 32 && d - 32 + j >= whole32 ? 0xFF : 0;
-  const __m256i tail_mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail_mask_bytes));
-  for (size_t r = 0; r < n; ++r) {
-    const uint8_t* code = codes + r * stride;
-    if (d < 32) {
-      uint32_t sum = 0, sq = 0;
-      for (size_t i = 0; i < d; ++i) {
-        sum += code[i];
-        sq += uint32_t{code[i]} * code[i];
-      }
-      out[r] = CodeSums{sum, sq};
-      continue;
-    }
-    __m256i sum = zero, sq = zero;
-    auto add = [&](__m256i b) VIGILO_AVX2 {
-      sum = _mm256_add_epi64(sum, _mm256_sad_epu8(b, zero));
-      const __m256i c0 = _mm256_and_si256(b, low_bytes);
-      const __m256i c1 = _mm256_srli_epi16(b, 8);
-      sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(c0, c0), _mm256_madd_epi16(c1, c1)));
-    };
-    for (size_t i = 0; i < whole32; i += 32) add(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + i)));
-    if (whole32 < d)
-      add(_mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + d - 32)), tail_mask));
-    out[r] = CodeSums{static_cast<uint32_t>(Sum64(sum)), Sum32(sq)};
-  }
-}
 
 void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   if (ctx.metric == Metric::kCosine) {
@@ -548,10 +517,6 @@ WeightStats MeasureWeightsAvx2(const float* w, size_t d) { return MeasureWeights
 
 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q) {
   return QuantizeWeights(w, d, inverse, step, q);
-}
-
-void CodeSumsAvx2(size_t d, size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
-  ComputeCodeSums(Encoding::kLvq8, d, n, codes, stride, out);
 }
 
 }  // namespace vigilo::ivf::screen

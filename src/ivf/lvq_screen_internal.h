@@ -67,10 +67,6 @@ void ScreenBlockMulti(const ScreenContext* const* contexts, size_t m, const RowB
 Status ScreenBlockMultiWith(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
                             float* const* lower, float* const* upper);
 
-// ComputeCodeSums for LVQ8 rows (the same exact integers), with AVX2 when
-// the dispatched kernel path is kAvx2: the reader computes a postings row
-// group's sums once for every query that screens it.
-void ComputeLvq8CodeSums(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);
 
 // Internal: the paths' shared parts. A path computes each row's exact
 // integer sums (Σq_i·c_i, and for l2 without precomputed sums Σc_i, Σc_i²)
@@ -186,7 +182,6 @@ inline double QuantizeWeights(const float* w, size_t d, double inverse, double s
 // The same two compiled for AVX2 (only when kernels_internal::Avx2Supported()).
 WeightStats MeasureWeightsAvx2(const float* w, size_t d);
 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q);
-void CodeSumsAvx2(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);
 
 void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 // Only when kernels_internal::Avx2Supported().

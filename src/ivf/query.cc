@@ -693,7 +693,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         code_sums.resize(n);
         size_t at = 0;
         for (const parquet::ValueRun& run : code_runs) {
-          screen::ComputeLvq8CodeSums(d, run.count, run.first, run.stride, code_sums.data() + at);
+          ComputeCodeSums(Encoding::kLvq8, d, run.count, run.first, run.stride, code_sums.data() + at);
           at += run.count;
         }
       }
