@@ -19,6 +19,7 @@
 #include <limits>
 #include <string>
 
+#include "kmeans_internal.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_parallel.h"
 
@@ -37,15 +38,7 @@ void DisableBlasThreading() {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The normative distance: Σ ((double)x_i - (double)c_i)² in element order.
-double ExactL2(const float* x, const float* c, size_t d) {
-  double sum = 0;
-  for (size_t i = 0; i < d; ++i) {
-    const double diff = static_cast<double>(x[i]) - static_cast<double>(c[i]);
-    sum += diff * diff;
-  }
-  return sum;
-}
+using kmeans_internal::ExactL2;
 
 double SquaredNorm(const float* x, size_t d) {
   double sum = 0;

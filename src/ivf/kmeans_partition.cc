@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "kmeans_internal.h"
 #include "vigilo/ivf/kmeans.h"
 #include "vigilo/ivf/kmeans_random.h"
 
@@ -18,14 +19,7 @@ constexpr uint64_t kMaxCount = (uint64_t{1} << 31) - 1;
 // recall within 0.004 (docs/format/ivf-build-algorithms.md).
 constexpr size_t kLeafSeedingPoints = 8;
 
-double SquaredDistance(const float* a, const float* b, size_t d) {
-  double sum = 0;
-  for (size_t t = 0; t < d; ++t) {
-    const double diff = static_cast<double>(a[t]) - static_cast<double>(b[t]);
-    sum += diff * diff;
-  }
-  return sum;
-}
+using kmeans_internal::ExactL2;
 
 // The root of every leaf, balanced: root r holds nlist / roots leaves, one
 // more if r < nlist % roots. Leaves are placed in increasing distance to
@@ -37,7 +31,7 @@ std::vector<uint32_t> BalancedRoots(const std::vector<float>& leaves, size_t nli
   std::vector<double> nearest(nlist, std::numeric_limits<double>::infinity());
   for (size_t c = 0; c < nlist; ++c) {
     for (uint32_t r = 0; r < roots; ++r) {
-      nearest[c] = std::min(nearest[c], SquaredDistance(&leaves[c * d], &centroids[size_t{r} * d], d));
+      nearest[c] = std::min(nearest[c], ExactL2(&leaves[c * d], &centroids[size_t{r} * d], d));
     }
   }
   std::vector<uint32_t> order(nlist);
@@ -51,7 +45,7 @@ std::vector<uint32_t> BalancedRoots(const std::vector<float>& leaves, size_t nli
     double best_distance = 0;
     for (uint32_t r = 0; r < roots; ++r) {
       if (room[r] == 0) continue;
-      const double distance = SquaredDistance(&leaves[size_t{c} * d], &centroids[size_t{r} * d], d);
+      const double distance = ExactL2(&leaves[size_t{c} * d], &centroids[size_t{r} * d], d);
       if (best == roots || distance < best_distance) best = r, best_distance = distance;
     }
     root_of[c] = best;  // Σ room = nlist - (leaves placed so far) > 0
