@@ -4,93 +4,18 @@
 #include <string_view>
 
 #include "object_sink.h"
+#include "spaced_column.h"
 #include "vigilo/ivf/publication_writer.h"
 
 namespace vigilo::ivf {
 namespace {
 
 using Kind = ColumnType::Kind;
-using parquet::Type;
 
 }  // namespace
 
-// One column's buffered rows, spaced (one entry per row, nulls included).
-struct SourceWriter::Buffer {
-  Kind kind;
-  std::vector<uint8_t> valid;  // per row
-  bool any_null = false;
-  std::vector<uint8_t> booleans;
-  std::vector<int32_t> int32s;
-  std::vector<int64_t> int64s;
-  std::vector<float> floats;
-  std::vector<double> doubles;
-  std::vector<std::string> bytes;
-  std::vector<int64_t> offsets{0};  // list<float>: rows + 1
-  std::vector<float> elements;
-  std::vector<uint8_t> element_valid;
-  bool any_null_element = false;
-  uint64_t estimated_bytes = 0;
-
-  void Clear() {
-    valid.clear();
-    any_null = any_null_element = false;
-    booleans.clear();
-    int32s.clear();
-    int64s.clear();
-    floats.clear();
-    doubles.clear();
-    bytes.clear();
-    offsets.assign(1, 0);
-    elements.clear();
-    element_valid.clear();
-    estimated_bytes = 0;
-  }
-
-  // Row r of `col`, whose dense values are read at *cursor (advanced).
-  Status Take(const parquet::DecodedColumn& col, size_t r, size_t* cursor) {
-    bool ok = col.row_valid.empty() || col.row_valid[r] != 0;
-    valid.push_back(ok ? 1 : 0);
-    any_null |= !ok;
-    const parquet::ColumnValues& v = col.values;
-    auto next = [&]() { return (*cursor)++; };
-    switch (kind) {
-      case Kind::kBoolean: booleans.push_back(ok ? v.booleans[next()] : 0); break;
-      case Kind::kInt:
-      case Kind::kDate: int32s.push_back(ok ? v.int32s[next()] : 0); break;
-      case Kind::kLong: int64s.push_back(ok ? v.int64s[next()] : 0); break;
-      case Kind::kFloat: floats.push_back(ok ? v.floats[next()] : 0); break;
-      case Kind::kDouble: doubles.push_back(ok ? v.doubles[next()] : 0); break;
-      case Kind::kBinary:
-      case Kind::kString:
-      case Kind::kFixed: {
-        std::string value;
-        if (ok) {
-          auto b = v.Binary(next());
-          value.assign(reinterpret_cast<const char*>(b.data()), b.size());
-        }
-        estimated_bytes += value.size();
-        bytes.push_back(std::move(value));
-        break;
-      }
-      case Kind::kFloatList: {
-        uint64_t lo = col.list_offsets[r], hi = col.list_offsets[r + 1];
-        for (uint64_t s = lo; s < hi; ++s) {
-          bool e = col.element_valid.empty() || col.element_valid[s] != 0;
-          element_valid.push_back(e ? 1 : 0);
-          any_null_element |= !e;
-          float x = 0;
-          if (e) x = v.type == Type::kDouble ? static_cast<float>(v.doubles[next()]) : v.floats[next()];
-          elements.push_back(x);
-        }
-        offsets.push_back(static_cast<int64_t>(elements.size()));
-        estimated_bytes += (hi - lo) * 4;
-        break;
-      }
-    }
-    estimated_bytes += 8;
-    return Status::Ok();
-  }
-};
+// One column's buffered rows (the public header names only this type).
+struct SourceWriter::Buffer : SpacedColumn {};
 
 struct SourceWriter::OpenFile {
   std::string path;
@@ -143,7 +68,7 @@ Status SourceWriter::Append(const std::vector<const parquet::DecodedColumn*>& co
                              columns_[key_index_].name + "\" at row " + std::to_string(rows_) + " is " +
                              (has_key ? std::to_string(key.values.int64s[cursors[key_index_]]) : "null"));
     }
-    for (size_t c = 0; c < columns.size(); ++c) VIGILO_RETURN_IF_ERROR(buffers_[c]->Take(*columns[c], r, &cursors[c]));
+    for (size_t c = 0; c < columns.size(); ++c) buffers_[c]->Take(*columns[c], r, &cursors[c]);
     ++rows_;
     if (++buffered_rows_ == layout_.row_group_rows) VIGILO_RETURN_IF_ERROR(FlushRowGroup());
   }
@@ -172,28 +97,7 @@ Status SourceWriter::FlushRowGroup() {
   VIGILO_RETURN_IF_ERROR(w.BeginRowGroup());
   for (size_t c = 0; c < buffers_.size(); ++c) {
     Buffer& b = *buffers_[c];
-    std::span<const uint8_t> valid = b.any_null ? std::span<const uint8_t>(b.valid) : std::span<const uint8_t>();
-    switch (b.kind) {
-      case Kind::kBoolean: VIGILO_RETURN_IF_ERROR(w.WriteBoolean(c, b.booleans, valid)); break;
-      case Kind::kInt:
-      case Kind::kDate: VIGILO_RETURN_IF_ERROR(w.WriteInt32(c, b.int32s, valid)); break;
-      case Kind::kLong: VIGILO_RETURN_IF_ERROR(w.WriteInt64(c, b.int64s, valid)); break;
-      case Kind::kFloat: VIGILO_RETURN_IF_ERROR(w.WriteFloat(c, b.floats, valid)); break;
-      case Kind::kDouble: VIGILO_RETURN_IF_ERROR(w.WriteDouble(c, b.doubles, valid)); break;
-      case Kind::kBinary:
-      case Kind::kString:
-      case Kind::kFixed: {
-        std::vector<std::string_view> views(b.bytes.begin(), b.bytes.end());
-        VIGILO_RETURN_IF_ERROR(w.WriteByteArray(c, views, valid));
-        break;
-      }
-      case Kind::kFloatList: {
-        std::span<const uint8_t> element_valid =
-            b.any_null_element ? std::span<const uint8_t>(b.element_valid) : std::span<const uint8_t>();
-        VIGILO_RETURN_IF_ERROR(w.WriteFloatList(c, b.offsets, b.elements, valid, element_valid));
-        break;
-      }
-    }
+    VIGILO_RETURN_IF_ERROR(b.Write(w, c));
     b.Clear();
   }
   VIGILO_RETURN_IF_ERROR(w.EndRowGroup());

@@ -9,6 +9,7 @@
 #include "input_internal.h"
 #include "object_sink.h"
 #include "source_copy.h"
+#include "spaced_column.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/embed.h"
@@ -112,81 +113,6 @@ Status StreamAsset(store::ObjectStore& model, const std::string& dir, const Obje
   return Status::Ok();
 }
 
-// One column of the scratch file, gathered spaced (one entry per row) from
-// decoded columns, with rows left out where `keep` says so.
-struct SpacedColumn {
-  Kind kind = Kind::kLong;
-  std::vector<uint8_t> valid;
-  std::vector<uint8_t> booleans;
-  std::vector<int32_t> int32s;
-  std::vector<int64_t> int64s;
-  std::vector<float> floats;
-  std::vector<double> doubles;
-  std::vector<std::string> bytes;
-  std::vector<int64_t> offsets{0};
-  std::vector<float> elements;
-  std::vector<uint8_t> element_valid;
-
-  void Take(const pq::DecodedColumn& col, const std::vector<uint8_t>& keep) {
-    size_t cursor = 0;
-    const pq::ColumnValues& v = col.values;
-    for (size_t r = 0; r < col.num_rows; ++r) {
-      bool ok = col.row_valid.empty() || col.row_valid[r] != 0;
-      bool kept = keep[r] != 0;
-      if (kind == Kind::kFloatList) {
-        for (uint64_t s = col.list_offsets[r]; s < col.list_offsets[r + 1]; ++s) {
-          bool e = col.element_valid.empty() || col.element_valid[s] != 0;
-          float x = 0;
-          if (e) x = v.type == pq::Type::kDouble ? static_cast<float>(v.doubles[cursor++]) : v.floats[cursor++];
-          if (!kept) continue;
-          element_valid.push_back(e ? 1 : 0);
-          elements.push_back(x);
-        }
-        if (kept) {
-          valid.push_back(ok ? 1 : 0);
-          offsets.push_back(static_cast<int64_t>(elements.size()));
-        }
-        continue;
-      }
-      size_t at = ok ? cursor++ : 0;
-      if (!kept) continue;
-      valid.push_back(ok ? 1 : 0);
-      switch (kind) {
-        case Kind::kBoolean: booleans.push_back(ok ? v.booleans[at] : 0); break;
-        case Kind::kInt:
-        case Kind::kDate: int32s.push_back(ok ? v.int32s[at] : 0); break;
-        case Kind::kLong: int64s.push_back(ok ? v.int64s[at] : 0); break;
-        case Kind::kFloat: floats.push_back(ok ? v.floats[at] : 0); break;
-        case Kind::kDouble: doubles.push_back(ok ? v.doubles[at] : 0); break;
-        default: {
-          std::string value;
-          if (ok) {
-            auto b = v.Binary(at);
-            value.assign(reinterpret_cast<const char*>(b.data()), b.size());
-          }
-          bytes.push_back(std::move(value));
-        }
-      }
-    }
-  }
-
-  Status Write(pq::FileWriter& w, size_t c) const {
-    switch (kind) {
-      case Kind::kBoolean: return w.WriteBoolean(c, booleans, valid);
-      case Kind::kInt:
-      case Kind::kDate: return w.WriteInt32(c, int32s, valid);
-      case Kind::kLong: return w.WriteInt64(c, int64s, valid);
-      case Kind::kFloat: return w.WriteFloat(c, floats, valid);
-      case Kind::kDouble: return w.WriteDouble(c, doubles, valid);
-      case Kind::kFloatList: return w.WriteFloatList(c, offsets, elements, valid, element_valid);
-      default: {
-        std::vector<std::string_view> views(bytes.begin(), bytes.end());
-        return w.WriteByteArray(c, views, valid);
-      }
-    }
-  }
-};
-
 // The scratch Parquet file: the key (when there is one, required), the
 // payload columns (optional), then the embeddings.
 class ScratchTable {
@@ -218,7 +144,8 @@ class ScratchTable {
     for (size_t c = 0; c < columns.size(); ++c) {
       SpacedColumn spaced;
       spaced.kind = fields_[c].type.kind;
-      spaced.Take(*columns[c], keep);
+      size_t cursor = 0;
+      for (size_t r = 0; r < columns[c]->num_rows; ++r) spaced.Take(*columns[c], r, &cursor, keep[r] != 0);
       VIGILO_RETURN_IF_ERROR(spaced.Write(*writer_, c));
     }
     std::vector<int64_t> offsets(kept + 1);
