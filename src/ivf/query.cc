@@ -398,34 +398,36 @@ Status QueryRun::PlanFooters() {
 
 Status QueryRun::PlanChunks() {
   const Manifest& m = reader_.manifest();
-  const std::set<uint32_t>& probed = probed_;
   slices_.clear();
-  RangePlanner planner(options_.ranges);
-  for (size_t i = 0; i < m.postings.size(); ++i) {
-    const PostingsFile& f = m.postings[i];
-    if (!HoldsProbe(f, probed)) continue;
-    constexpr uint64_t kNoRun = UINT64_MAX;
-    uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
-    for (size_t g = 0; g < reader_.groups_.at(i).size(); ++g) {
-      const PostingsGroup& group = reader_.groups_.at(i)[g];
-      if (probed.count(group.cid) == 0) {
-        run_end = kNoRun;
-        continue;
-      }
-      uint64_t begin = group.chunks[0].offset, end = begin;
-      for (const parquet::ByteRange& r : group.chunks) {
-        begin = std::min(begin, r.offset);
-        end = std::max(end, r.offset + r.length);
-      }
-      // A run of adjacent selected row groups is one request: the bytes
-      // between them (the next group's cid chunk, 4 bytes a row) are fetched
-      // too rather than split the run.
-      if (run_end <= begin) begin = run_end;
-      run_end = end;
-      const size_t request = planner.Add(f.object.path, begin, end - begin);
-      if (request == slices_.size()) slices_.emplace_back();
-      slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
+  // The probed CIDs' row groups (every file holding one has its footer
+  // indexed by now), in file and row-group order.
+  std::vector<std::pair<uint32_t, uint32_t>> selected;
+  for (uint32_t cid : probed_) {
+    if (cid < reader_.cid_groups_.size()) {
+      selected.insert(selected.end(), reader_.cid_groups_[cid].begin(), reader_.cid_groups_[cid].end());
     }
+  }
+  std::sort(selected.begin(), selected.end());
+  RangePlanner planner(options_.ranges);
+  constexpr uint64_t kNoRun = UINT64_MAX;
+  uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
+  for (size_t s = 0; s < selected.size(); ++s) {
+    const auto [i, g] = selected[s];
+    const PostingsGroup& group = reader_.groups_.at(i)[g];
+    uint64_t begin = group.chunks[0].offset, end = begin;
+    for (const parquet::ByteRange& r : group.chunks) {
+      begin = std::min(begin, r.offset);
+      end = std::max(end, r.offset + r.length);
+    }
+    // A run of adjacent selected row groups is one request: the bytes
+    // between them (the next group's cid chunk, 4 bytes a row) are fetched
+    // too rather than split the run.
+    const bool follows = s > 0 && selected[s - 1].first == i && selected[s - 1].second + 1 == g;
+    if (follows && run_end <= begin) begin = run_end;
+    run_end = end;
+    const size_t request = planner.Add(m.postings[i].object.path, begin, end - begin);
+    if (request == slices_.size()) slices_.emplace_back();
+    slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
   }
   requests_ = planner.Take();
   stage_ = Stage::kChunks;
@@ -496,7 +498,12 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
             break;
           }
           reader_.postings_columns_.emplace(file, std::move(columns));
-          reader_.groups_.emplace(file, std::move(*groups));
+          const std::vector<PostingsGroup>& indexed = reader_.groups_.emplace(file, std::move(*groups)).first->second;
+          // The CIDs were checked against the bucket's interval, which lies within [0, nlist).
+          reader_.cid_groups_.resize(m.index.nlist);
+          for (size_t g = 0; g < indexed.size(); ++g) {
+            reader_.cid_groups_[indexed[g].cid].emplace_back(static_cast<uint32_t>(file), static_cast<uint32_t>(g));
+          }
         } else {
           again.push_back(file);
           more.push_back(std::move(*step->more));
@@ -588,7 +595,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::vector<float*> lower_at, upper_at;
   std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
   std::vector<CodeSums> code_sums;   // a row group's (l2)
-  std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs;
+  std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs, key_runs;
   // Every chunk's first bytes (its page header) requested at once: the
   // headers are far apart, and read one by one each would wait on memory.
   for (size_t r = 0; r < responses.size(); ++r) {
@@ -604,7 +611,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
-      const PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
+      PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
       parquet::DecodedColumn cols[4];  // key, offset, scale, code
       auto decode = [&](size_t leaf) -> Status {
         const parquet::ByteRange& br = group.chunks[leaf - 1];
@@ -656,10 +663,33 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         }
         return Status::Ok();
       };
+      // A chunk's runs as an earlier query recorded them (PostingsGroup::in_place), and recording them.
+      auto recorded = [&](size_t leaf, std::vector<parquet::ValueRun>& runs) {
+        runs.clear();
+        const uint8_t* base = chunk(leaf).data();
+        for (const PostingsGroup::Run& run : group.in_place[leaf - 1]) {
+          runs.push_back(parquet::ValueRun{base + run.offset, run.count, run.stride});
+        }
+      };
+      auto record = [&](size_t leaf, const std::vector<parquet::ValueRun>& runs) {
+        std::vector<PostingsGroup::Run>& out = group.in_place[leaf - 1];
+        const uint8_t* base = chunk(leaf).data();
+        out.clear();
+        for (const parquet::ValueRun& run : runs) {
+          out.push_back(PostingsGroup::Run{static_cast<uint64_t>(run.first - base), run.count, run.stride});
+        }
+      };
       size_t n = 0;
       bool lengths_unchecked = false;
-      if (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs)) {
-        lengths_unchecked = true;
+      const bool in_place_known = !group.in_place[3].empty();
+      if (in_place_known) {
+        recorded(2, offset_runs);
+        recorded(3, scale_runs);
+        recorded(4, code_runs);
+      }
+      if (in_place_known ||
+          (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs))) {
+        lengths_unchecked = !in_place_known;
         n = static_cast<size_t>(group.rows);
         offsets.resize(n);
         scales.resize(n);
@@ -678,9 +708,44 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         scales = std::move(cols[2].values.floats);
         code_runs.assign(1, parquet::ValueRun{cols[3].values.binary.data(), n, code_bytes});
       }
-      // The key chunk is decoded only once a row of this group enters a top-k
-      // (at high nprobe most probed row groups never do).
-      bool keys_decoded = false;
+      // The keys are read only once a row of this group enters a top-k (at
+      // high nprobe most probed row groups never do): in place when they are
+      // INT32 or INT64 PLAIN values (int, date and long keys), else decoded.
+      bool keys_ready = false;
+      const parquet::Type key_type = key_kind == Kind::kLong ? parquet::Type::kInt64 : parquet::Type::kInt32;
+      const bool integer_key = key_kind == Kind::kLong || key_kind == Kind::kInt || key_kind == Kind::kDate;
+      const size_t key_width = key_kind == Kind::kLong ? 8 : 4;
+      auto read_keys = [&]() -> Status {
+        if (!group.in_place[0].empty()) {
+          recorded(1, key_runs);
+          return Status::Ok();
+        }
+        if (integer_key && leaves[0].type == key_type && view(1, key_width, key_runs)) {
+          record(1, key_runs);
+          return Status::Ok();
+        }
+        key_runs.clear();
+        VIGILO_RETURN_IF_ERROR(decode(1));
+        if (cols[0].values.size() != n) {
+          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
+        }
+        return Status::Ok();
+      };
+      auto key_of = [&](size_t i) -> std::string {
+        if (key_runs.empty()) return KeyBytes(cols[0], key_kind, i);
+        size_t row = i;
+        const parquet::ValueRun* run = key_runs.data();
+        while (row >= run->count) row -= (run++)->count;  // the runs hold n rows
+        int64_t x = 0;
+        if (key_width == 8) {
+          std::memcpy(&x, run->first + row * run->stride, 8);
+        } else {
+          int32_t x32 = 0;
+          std::memcpy(&x32, run->first + row * run->stride, 4);
+          x = x32;
+        }
+        return std::string(reinterpret_cast<const char*>(&x), 8);
+      };
       std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
       // l2 with the screen and several queries probing the group: its exact
@@ -830,6 +895,9 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
               VIGILO_RETURN_IF_ERROR(decode_codes(n));  // names the row
               return Internal("postings code lengths: the in-place check and the decoder disagree").WithPath(path);
             }
+            record(2, offset_runs);
+            record(3, scale_runs);
+            record(4, code_runs);
           }
           for (const uint32_t i : considered) {
             if (!std::isfinite(distance[i])) {
@@ -848,15 +916,11 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                 continue;
               }
             }
-            if (!keys_decoded) {
-              VIGILO_RETURN_IF_ERROR(decode(1));
-              if (cols[0].values.size() != n) {
-                return InvalidFormat("postings columns differ in length")
-                    .WithPath(path + ": row group " + std::to_string(slice.row_group));
-              }
-              keys_decoded = true;
+            if (!keys_ready) {
+              VIGILO_RETURN_IF_ERROR(read_keys());
+              keys_ready = true;
             }
-            heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, KeyBytes(cols[0], key_kind, i)});
+            heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, key_of(i)});
             std::push_heap(heap.begin(), heap.end(), heap_less);
             if (heap.size() > options_.k) {
               std::pop_heap(heap.begin(), heap.end(), heap_less);

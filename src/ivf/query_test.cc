@@ -18,6 +18,7 @@
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/kmeans_random.h"
 #include "vigilo/ivf/lvq_kernels.h"
+#include "vigilo/parquet/writer.h"
 #include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
@@ -434,6 +435,124 @@ std::string CaseName(const testing::TestParamInfo<QueryCase>& param) {
   return std::string(c.metric == Metric::kCosine ? "Cosine" : "L2") + (c.encoding == Encoding::kLvq4 ? "Lvq4" : "Lvq8") +
          kStorage[static_cast<int>(c.storage)];
 }
+
+// Every key type comes back as the postings file holds it, whether the key
+// chunk is read in place (INT32 and INT64 PLAIN: int, date, long) or decoded
+// (strings), and again from the same reader once it has recorded where each
+// chunk's values lie.
+class QueryKeysTest : public testing::TestWithParam<parquet::ColumnKind> {};
+
+TEST_P(QueryKeysTest, KeysAreThePostingsKeysColdAndWarm) {
+  using parquet::ColumnKind;
+  const ColumnKind kind = GetParam();
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("vigilo_query_keys_" + std::to_string(::getpid()) + "_" + std::to_string(static_cast<int>(kind)));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  constexpr size_t kRows = 400, kDim = 8;
+  std::vector<parquet::ColumnSpec> cols(2);
+  cols[0].name = "id";
+  cols[0].kind = kind;
+  cols[1].name = "emb";
+  cols[1].kind = ColumnKind::kFloatList;
+  {
+    auto sink = parquet::FileSink::Create((dir / "in.parquet").string());
+    ASSERT_TRUE(sink.ok());
+    auto w = parquet::FileWriter::Open(cols, {}, sink->get());
+    ASSERT_TRUE(w.ok());
+    std::vector<int32_t> ints;
+    std::vector<int64_t> longs, offsets{0};
+    std::vector<std::string> strings;
+    std::vector<float> elems;
+    Xoshiro256 rng(5);
+    for (size_t i = 0; i < kRows; ++i) {
+      ints.push_back(static_cast<int32_t>(kind == ColumnKind::kDate ? 19000 + i : 1000 + 3 * i));
+      longs.push_back(static_cast<int64_t>(i) * 7 - 900);
+      strings.push_back("k" + std::to_string(i));
+      for (size_t j = 0; j < kDim; ++j) elems.push_back(static_cast<float>((i % 9) * (j + 2) % 5) + static_cast<float>(rng.NextDouble()));
+      offsets.push_back(static_cast<int64_t>(elems.size()));
+    }
+    std::vector<std::string_view> views(strings.begin(), strings.end());
+    ASSERT_TRUE((*w)->BeginRowGroup().ok());
+    if (kind == ColumnKind::kInt64) {
+      ASSERT_TRUE((*w)->WriteInt64(0, longs).ok());
+    } else if (kind == ColumnKind::kString) {
+      ASSERT_TRUE((*w)->WriteByteArray(0, views).ok());
+    } else {
+      ASSERT_TRUE((*w)->WriteInt32(0, ints).ok());
+    }
+    ASSERT_TRUE((*w)->WriteFloatList(1, offsets, elems).ok());
+    ASSERT_TRUE((*w)->EndRowGroup().ok());
+    ASSERT_TRUE((*w)->Finish().ok());
+    ASSERT_TRUE((*sink)->Close().ok());
+  }
+  BuildOptions o;
+  o.input = (dir / "in.parquet").string();
+  o.input_options.vector_field = "emb";
+  o.input_options.key_field = "id";
+  o.metric = Metric::kL2Squared;
+  o.encoding = Encoding::kLvq8;
+  o.nlist = 8;
+  o.roots = 2;
+  o.layout.max_row_group_rows = 30;
+  o.scratch = dir.string();
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const Manifest& m = built->manifest;
+  // Each postings row's key as the query reports it (i64 little-endian for integer keys).
+  std::vector<std::vector<std::string>> keys(m.postings.size());
+  for (size_t f = 0; f < m.postings.size(); ++f) {
+    auto file = StoredParquet::Open(store, m.postings[f].object.path);
+    ASSERT_TRUE(file.ok());
+    for (size_t rg = 0; rg < file->footer().metadata.row_groups.size(); ++rg) {
+      auto key = file->ReadColumnChunk(rg, 1);
+      ASSERT_TRUE(key.ok());
+      for (size_t i = 0; i < key->values.size(); ++i) {
+        if (kind == ColumnKind::kString) {
+          auto b = key->values.Binary(i);
+          keys[f].emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+        } else {
+          const int64_t x = kind == ColumnKind::kInt64 ? key->values.int64s[i] : key->values.int32s[i];
+          keys[f].emplace_back(reinterpret_cast<const char*>(&x), 8);
+        }
+      }
+    }
+  }
+  PublicationReader reader(m);
+  QueryOptions options;
+  options.k = 40;
+  options.nprobe = 8;  // every list: every row group is read, cold then warm
+  const std::vector<std::vector<float>> queries{std::vector<float>(kDim, 1.0f), std::vector<float>(kDim, 3.5f)};
+  std::vector<std::string> first_keys;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto result = RunQuery(reader, store, queries, options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ASSERT_EQ(result->hits.size(), 2u * 40);
+    std::vector<std::string> got;
+    for (size_t h = 0; h < result->hits.size(); ++h) {
+      const QueryHit& hit = result->hits[h];
+      std::string key;
+      if (kind == ColumnKind::kString) {
+        key = std::string(result->keys.Bytes(h));
+      } else {
+        const int64_t x = result->keys.integers[h];
+        key.assign(reinterpret_cast<const char*>(&x), 8);
+      }
+      ASSERT_LT(hit.row, keys[hit.file].size());
+      EXPECT_EQ(key, keys[hit.file][hit.row]) << "pass " << pass << " hit " << h;
+      got.push_back(key);
+    }
+    if (pass == 0) first_keys = got;
+    else EXPECT_EQ(got, first_keys);
+    EXPECT_GT(result->row_groups_in_place, 0u);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, QueryKeysTest,
+                         testing::Values(parquet::ColumnKind::kInt32, parquet::ColumnKind::kDate,
+                                         parquet::ColumnKind::kInt64, parquet::ColumnKind::kString));
 
 INSTANTIATE_TEST_SUITE_P(Metrics, QueryTest,
                          testing::Values(QueryCase{Metric::kL2Squared, Encoding::kLvq8},

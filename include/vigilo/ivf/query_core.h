@@ -102,6 +102,18 @@ struct PostingsGroup {
   uint64_t rows = 0;
   parquet::ByteRange chunks[4];
   const parquet::ColumnMetaData* meta[4] = {};  // into the cached footer
+  // Where the values lie in the key, offset, scale and code chunks (from
+  // each chunk's first byte), recorded by the first query that read them in
+  // place and checked them (pages, counts, code lengths). The objects are
+  // immutable, so later queries read the same positions in the bytes they
+  // fetch without parsing page headers again. Empty: not read in place yet
+  // (or not readable in place: a key chunk that is not INT32/INT64 PLAIN).
+  struct Run {
+    uint64_t offset = 0;
+    size_t count = 0;
+    size_t stride = 0;
+  };
+  std::vector<Run> in_place[4];
 };
 
 // Per-publication state shared by queries: decoded centroids and parsed
@@ -128,6 +140,9 @@ class PublicationReader {
   std::vector<CodeSums> centroid_code_sums_;               // nlist: computed once, not per query
   std::map<size_t, parquet::Footer> footers_;         // by postings file index
   std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
+  // Per CID: its row groups (postings file index, row group) in the files
+  // indexed so far, so planning visits only the probed CIDs' groups.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> cid_groups_;
   // Per postings file: its key, offset, scale and code leaves.
   std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns_;
   std::map<size_t, parquet::Footer> source_footers_;  // by source file index
