@@ -219,14 +219,23 @@ void GatherFloats(const std::vector<parquet::ValueRun>& runs, float* out) {
 // the candidates. False (nothing decided) when some bound is not proven: the
 // exact pass then ranks every centroid and names one whose distance is not
 // finite.
-bool SelectCentroids(size_t nlist, size_t nprobe, const float* lower, float* upper, std::vector<uint32_t>& order,
+bool SelectCentroids(size_t nlist, size_t nprobe, const float* lower, const float* upper, std::vector<uint32_t>& order,
                      size_t& candidates) {
   for (size_t c = 0; c < nlist; ++c) {
     if (!std::isfinite(lower[c]) || !std::isfinite(upper[c])) return false;  // a finite upper proves the distance finite
   }
-  // upper is not needed after this: partitioned in place.
-  std::nth_element(upper, upper + nprobe - 1, upper + nlist);
-  const float bound = upper[nprobe - 1];
+  // U by a max-heap of the nprobe smallest upper bounds seen (most
+  // centroids lose to its top at once: cheaper than nth_element's partitions).
+  std::vector<float> smallest(upper, upper + nprobe);
+  std::make_heap(smallest.begin(), smallest.end());
+  for (size_t c = nprobe; c < nlist; ++c) {
+    if (upper[c] < smallest.front()) {
+      std::pop_heap(smallest.begin(), smallest.end());
+      smallest.back() = upper[c];
+      std::push_heap(smallest.begin(), smallest.end());
+    }
+  }
+  const float bound = smallest.front();
   candidates = 0;
   for (size_t c = 0; c < nlist; ++c) {
     if (!(lower[c] > bound)) order[candidates++] = static_cast<uint32_t>(c);
