@@ -260,6 +260,27 @@ Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const
   return Status::Ok();
 }
 
+struct PublicationReader::Scratch {
+  // Ranking (Advance).
+  std::vector<float> zero, distance, lower, upper;
+  std::vector<uint32_t> order;
+  std::vector<ListContext> lists;
+  std::vector<screen::ScreenContext> list_screens;
+  ListContext alone;
+  // Scoring (Score): grown, never shrunk, so the contexts keep their buffers.
+  std::vector<ListContext> prepared;
+  std::vector<screen::ScreenContext> screens;
+};
+
+PublicationReader::~PublicationReader() = default;
+PublicationReader::PublicationReader(PublicationReader&&) noexcept = default;
+PublicationReader& PublicationReader::operator=(PublicationReader&&) noexcept = default;
+
+PublicationReader::Scratch& PublicationReader::scratch() {
+  if (!scratch_) scratch_ = std::make_unique<Scratch>();
+  return *scratch_;
+}
+
 PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {
   object_sizes_.emplace(manifest_.hierarchy.centroids.path, manifest_.hierarchy.centroids.size);
   for (const PostingsFile& f : manifest_.postings) object_sizes_.emplace(f.object.path, f.object.size);
@@ -309,10 +330,14 @@ Status QueryRun::Advance() {
   if (probes_.empty()) {  // rank every leaf centroid, globally, with the LVQ8 kernel (a zero "centroid")
     const size_t d = m.index.dimension, nlist = m.index.nlist;
     const size_t nprobe = std::min<size_t>(options_.nprobe, nlist);
-    const std::vector<float> zero(d, 0.0f);
-    ListContext alone;  // a query's context without the screen (or its failure met again)
-    std::vector<float> distance(nlist);
-    std::vector<uint32_t> order(nlist);
+    PublicationReader::Scratch& scratch = reader_.scratch();
+    scratch.zero.assign(d, 0.0f);
+    const std::vector<float>& zero = scratch.zero;
+    ListContext& alone = scratch.alone;  // a query's context without the screen (or its failure met again)
+    std::vector<float>& distance = scratch.distance;
+    std::vector<uint32_t>& order = scratch.order;
+    distance.resize(nlist);
+    order.resize(nlist);
     const RowBlock all{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
                        reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()};
     // With the screen, the queries go kRankBatch at a time: their contexts
@@ -320,9 +345,14 @@ Status QueryRun::Advance() {
     // pass over the centroid codes, then each ranked in turn.
     constexpr size_t kRankBatch = 8;
     const size_t batch = std::min(kRankBatch, queries_.size());
-    std::vector<ListContext> lists(batch);
-    std::vector<screen::ScreenContext> screens(batch);
-    std::vector<float> lower(options_.screen ? batch * nlist : 0), upper(lower.size());
+    std::vector<ListContext>& lists = scratch.lists;
+    std::vector<screen::ScreenContext>& screens = scratch.list_screens;
+    if (lists.size() < batch) lists.resize(batch);
+    if (screens.size() < batch) screens.resize(batch);
+    std::vector<float>& lower = scratch.lower;
+    std::vector<float>& upper = scratch.upper;
+    lower.resize(options_.screen ? batch * nlist : 0);
+    upper.resize(lower.size());
     bool ready[kRankBatch] = {};
     const screen::ScreenContext* screened[kRankBatch];
     float* lower_at[kRankBatch];
@@ -554,8 +584,14 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   size_t probe_count = 0;
   for (const auto& p : probes_) probe_count += p.size();
   const bool prepared_up_front = probe_count * context_bytes <= (size_t{2} << 20);  // else they leave the cache before use
-  std::vector<ListContext> prepared(prepared_up_front ? probe_count : 0);
-  std::map<uint32_t, std::vector<std::pair<uint32_t, size_t>>> probing;  // cid → (query, index into prepared)
+  PublicationReader::Scratch& scratch = reader_.scratch();
+  const size_t prepared_count = prepared_up_front ? probe_count : 0;
+  if (scratch.prepared.size() < prepared_count) scratch.prepared.resize(prepared_count);
+  if (scratch.screens.size() < prepared_count) scratch.screens.resize(prepared_count);
+  const std::span<ListContext> prepared(scratch.prepared.data(), prepared_count);
+  // Who probes each CID: (cid, (query, index into prepared)), by CID, queries in order.
+  std::vector<std::pair<uint32_t, std::pair<uint32_t, size_t>>> probing;
+  probing.reserve(probe_count);
   {
     std::vector<std::span<const float>> centroids;
     // The probed centroids decoded again from their codes (exactly
@@ -567,7 +603,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       centroids.clear();
       if (prepared_up_front) decoded.resize(probes_[q].size() * d);
       for (uint32_t cid : probes_[q]) {
-        probing[cid].emplace_back(q, at + centroids.size());
+        probing.push_back({cid, {q, at + centroids.size()}});
         if (!prepared_up_front) continue;
         std::span<float> row(decoded.data() + centroids.size() * d, d);
         VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8,
@@ -582,14 +618,21 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       at += centroids.size();
     }
   }
+  std::stable_sort(probing.begin(), probing.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<uint32_t, size_t>> probes_of;  // a row group's (query, context), in query order
+  auto probers = [&](uint32_t cid) {
+    auto it = std::lower_bound(probing.begin(), probing.end(), cid, [](const auto& p, uint32_t c) { return p.first < c; });
+    probes_of.clear();
+    for (; it != probing.end() && it->first == cid; ++it) probes_of.push_back(it->second);
+  };
   std::vector<std::vector<Candidate>> top(queries_.size());  // max-heaps by Better
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
   ListContext ctx;
   std::vector<float> distance;
   std::vector<float> offsets, scales;  // one row group's, reused
   // The screen's contexts, made when a (query, list) is first screened, and its bounds.
-  std::vector<screen::ScreenContext> screens(prepared.size());
-  std::vector<uint8_t> screen_ready(prepared.size(), 0);
+  const std::span<screen::ScreenContext> screens(scratch.screens.data(), prepared_count);
+  std::vector<uint8_t> screen_ready(prepared_count, 0);
   screen::ScreenContext screen_ctx;
   std::vector<float> lower, upper;
   // A row group's queries screened together (its probe j's slot in the
@@ -621,6 +664,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
       PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
+      probers(slice.cid);
       parquet::DecodedColumn cols[4];  // key, offset, scale, code
       auto decode = [&](size_t leaf) -> Status {
         const parquet::ByteRange& br = group.chunks[leaf - 1];
@@ -762,7 +806,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       // then skip them). (For one query the screen's own pass is cheaper: it
       // reads the codes once.)
       const bool group_sums = options_.screen && m.index.encoding == Encoding::kLvq8 &&
-                              m.index.metric == Metric::kL2Squared && probing[slice.cid].size() > 1;
+                              m.index.metric == Metric::kL2Squared && probes_of.size() > 1;
       if (group_sums) {
         code_sums.resize(n);
         size_t at = 0;
@@ -772,7 +816,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         }
       }
       auto sums_at = [&](size_t row) { return group_sums ? code_sums.data() + row : nullptr; };
-      const std::vector<std::pair<uint32_t, size_t>>& probes = probing[slice.cid];
+      const std::vector<std::pair<uint32_t, size_t>>& probes = probes_of;
       const bool may_screen = options_.screen && m.index.encoding == Encoding::kLvq8;
       // Several queries probing the group: the bounds of every query that
       // will screen it (its heap full after the rows that fill it: heap size

@@ -121,6 +121,9 @@ struct PostingsGroup {
 class PublicationReader {
  public:
   explicit PublicationReader(Manifest manifest);
+  ~PublicationReader();
+  PublicationReader(PublicationReader&&) noexcept;
+  PublicationReader& operator=(PublicationReader&&) noexcept;
   const Manifest& manifest() const { return manifest_; }
   // The manifest's size of the object at `path` (nullopt for a path it does
   // not name): what a driver's Get expects, so it never needs a HEAD.
@@ -146,6 +149,12 @@ class PublicationReader {
   // Per postings file: its key, offset, scale and code leaves.
   std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns_;
   std::map<size_t, parquet::Footer> source_footers_;  // by source file index
+  // Working buffers of a query's ranking and scoring, kept for the next
+  // query (the contexts hold vectors of their own). Used only within one
+  // Advance or Score call, so runs interleaved on one reader never share them.
+  struct Scratch;
+  std::unique_ptr<Scratch> scratch_;
+  Scratch& scratch();
 };
 
 class QueryRun {
