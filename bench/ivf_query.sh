@@ -319,17 +319,11 @@ commit() {  # the checked-out commit, read from .git without running git
 kernels_md=$tmp/kernels.md
 [[ -n $results_from ]] || : >"$kernels_md"
 if [[ $use_kernels == 1 && -z $results_from ]]; then
-  kbin=$build/bench/ivf_kernels
+  kbin=$build/src/ivf/ivf_kernels  # (src/ivf/kernels.cmake)
   if [[ ! -x $kbin ]]; then
     cmake --build "$build" --target ivf_kernels >/dev/null 2>&1 || true
   fi
-  if [[ ! -x $kbin ]]; then
-    # No ivf_kernels target in this build: compile bench/ivf_kernels.cc against its static libraries.
-    kbin=$tmp/ivf_kernels
-    log "no $build/bench/ivf_kernels; compiling bench/ivf_kernels.cc against ${build#"$root"/}'s libraries"
-    g++ -std=c++20 -O2 -DNDEBUG -I"$root/include" "$root/bench/ivf_kernels.cc" "$build/src/ivf/libvigilo_ivf.a" \
-      "$build/src/common/libvigilo_common.a" -o "$kbin" 2>"$tmp/kernels.err" || { log "compiling ivf_kernels failed"; kbin=""; }
-  fi
+  [[ -x $kbin ]] || { log "no $kbin (cmake --build ${build#"$root"/} --target ivf_kernels failed); kernel table skipped"; kbin=""; }
   if [[ -n $kbin ]]; then
     log "ivf_kernels $kernel_seconds"
     "${pin[@]}" "$kbin" "$kernel_seconds" >"$kernels_md" || : >"$kernels_md"
