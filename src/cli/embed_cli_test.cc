@@ -1,4 +1,4 @@
-// `vigilo embed import` and `vigilo embed text` on a tiny model: a wink-format
+// `vigilo embed import`, `vigilo embed text` and `vigilo embed check` on a tiny model: a wink-format
 // package (4 words × 2 dimensions) packed here with the system tar.
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_test_support.h"
@@ -55,6 +56,30 @@ TEST(EmbedCli, ImportThenEmbedText) {
   CliRun unknown = Vigilo("embed text --model " + out + " \"zebra unicorn\"");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no word of the text is in the model's vocabulary"), std::string::npos) << unknown.err;
+}
+
+// The rows a build would refuse, listed by row (text and JSON lines), with
+// the count on stderr; the input and the model are untouched.
+TEST(EmbedCli, CheckListsTheRowsABuildWouldRefuse) {
+  std::string model = Fresh("check-model");
+  ASSERT_EQ(Vigilo("embed import " + TinyModelTarball() + " --out " + model + " -q").exit_code, 0);
+  std::string input = Fresh("check.jsonl");
+  std::ofstream(input) << "{\"id\":0,\"t\":\"the cat\"}\n{\"id\":1,\"t\":\"zebra\"}\n{\"id\":2,\"t\":null}\n"
+                          "{\"id\":3,\"t\":\"cat\"}\n";
+  CliRun text = Vigilo("embed check " + input + " --model " + model + " --text-field t");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "1\tits text has no word in the model's vocabulary\n2\tits text is null\n");
+  EXPECT_NE(text.err.find("embed check: 2 of 4 rows cannot be embedded"), std::string::npos) << text.err;
+  CliRun json = Vigilo("embed check " + input + " --model " + model + " --text-field t --json -q");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out,
+            "{\"row\":1,\"why\":\"its text has no word in the model's vocabulary\"}\n"
+            "{\"row\":2,\"why\":\"its text is null\"}\n");
+  EXPECT_EQ(json.err, "");
+  CliRun missing = Vigilo("embed check " + input + " --model " + model + " --text-field title");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--text-field \"title\": the first line has no such member"), std::string::npos)
+      << missing.err;
 }
 
 // The import writes its own cheap probes unless given texts; a given text

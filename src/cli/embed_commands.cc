@@ -1,4 +1,4 @@
-// `vigilo embed import` and `vigilo embed text` (docs/cli.md,
+// `vigilo embed import`, `vigilo embed text` and `vigilo embed check` (docs/cli.md,
 // docs/format/embedding.md): the embedding model of vector publications.
 #include <cstdio>
 #include <filesystem>
@@ -10,8 +10,10 @@
 #include "commands.h"
 #include "output.h"
 #include "progress.h"
+#include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/embed.h"
 #include "vigilo/ivf/embed_import.h"
+#include "vigilo/ivf/input.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/local_store.h"
@@ -32,6 +34,12 @@ struct ImportArgs {
 struct TextArgs {
   std::string model, text;
   bool stats = false;
+};
+
+struct CheckArgs {
+  std::string input, model, text_field, key, format;
+  bool quiet = false;
+  OutputFlags output;
 };
 
 // An import never leaves a half-written directory behind: what it made is
@@ -149,6 +157,45 @@ Status Text(const TextArgs& a) {
   return WriteStdout(line);
 }
 
+// Lists the input rows the model cannot embed (stdout: one per line), so a
+// caller can leave them out before a build; the count goes to stderr.
+Status Check(const CheckArgs& a) {
+  ivf::BuildOptions o;
+  o.input = a.input;
+  o.embed_model = a.model;
+  o.text_field = a.text_field;
+  if (!a.key.empty()) o.input_options.key_field = a.key;
+  if (!a.format.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(ivf::InputFormat format, ivf::ParseInputFormat(a.format));
+    o.input_options.format = format;
+  }
+  Progress bar = Progress::ForStderr(a.quiet);
+  o.progress = [&bar](std::string_view, uint64_t done, uint64_t total) { bar.Update("embedding texts", done, total); };
+  Result<ivf::TextCheck> check = ivf::CheckTextInput(o);
+  bar.Finish();
+  if (!check.ok()) return check.status();
+  std::string out;
+  for (const ivf::UnembeddableRow& r : check->unembeddable) {
+    if (a.output.json) {
+      json::Object line;
+      line.Set("row", json::Value::Uint(r.row));
+      line.Set("why", json::Value(r.why));
+      VIGILO_ASSIGN_OR_RETURN(std::string text, json::ToCanonical(json::Value(std::move(line))));
+      out += text;
+    } else {
+      out += std::to_string(r.row) + "\t" + r.why;
+    }
+    out.push_back('\n');
+  }
+  VIGILO_RETURN_IF_ERROR(WriteStdout(out));
+  if (!a.quiet) {
+    std::fprintf(stderr, "embed check: %llu of %llu rows cannot be embedded\n",
+                 static_cast<unsigned long long>(check->unembeddable.size()),
+                 static_cast<unsigned long long>(check->rows));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterEmbedCommands(CLI::App& app, Action* action) {
@@ -179,6 +226,20 @@ void RegisterEmbedCommands(CLI::App& app, Action* action) {
   text->add_option("text", t->text, "The text to embed")->required();
   text->add_flag("--stats", t->stats, "Print to stderr what a cold reader fetches for this text: requests, round trips, bytes");
   text->callback([t, action] { *action = [t] { return Text(*t); }; });
+
+  auto c = std::make_shared<CheckArgs>();
+  auto* check = embed->add_subcommand(
+      "check", "List the rows of a JSONL or Parquet input whose text the model cannot embed (to leave out before a build)");
+  check->add_option("input", c->input, "The input a text build would read (JSONL objects or Parquet)")
+      ->required()
+      ->type_name("FILE");
+  check->add_option("--model", c->model, "A model directory (embed import's output)")->required()->type_name("DIR");
+  check->add_option("--text-field", c->text_field, "The string column to embed")->required()->type_name("NAME");
+  check->add_option("--key", c->key, "The key column a build would use (checked the same way)")->type_name("NAME");
+  check->add_option("--format", c->format, "Input format, overriding the extension (jsonl|parquet)");
+  check->add_flag("-q,--quiet", c->quiet, "No progress bar and no count on stderr");
+  AddJsonFlag(check, &c->output);
+  check->callback([c, action] { *action = [c] { return Check(*c); }; });
 }
 
 }  // namespace vigilo::cli

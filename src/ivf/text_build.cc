@@ -182,6 +182,7 @@ class RowEmbedder {
   // The vector of row `row`'s text (nullptr: null) appended to `out`; false
   // when the row cannot be embedded (counted; the pass goes on).
   Result<bool> Embed(const std::string* text, uint64_t row, std::vector<float>& out) {
+    ++rows_;
     if (text == nullptr) return Unembeddable(row, "its text is null");
     auto v = embedder_.Embed(*text);
     if (!v.ok()) {
@@ -207,6 +208,9 @@ class RowEmbedder {
         .WithPath(o_.input);
   }
   uint64_t unembeddable() const { return unembeddable_; }
+  uint64_t rows() const { return rows_; }
+  // Every row that cannot be embedded goes to `rows` as well.
+  void CollectInto(std::vector<UnembeddableRow>* rows) { collect_ = rows; }
 
  private:
   Result<bool> Unembeddable(uint64_t row, const char* what) {
@@ -214,11 +218,13 @@ class RowEmbedder {
       first_row_ = row;
       first_what_ = what;
     }
+    if (collect_ != nullptr) collect_->push_back(UnembeddableRow{row, what});
     return false;
   }
   TextEmbedder& embedder_;
   const BuildOptions& o_;
-  uint64_t unembeddable_ = 0, first_row_ = 0;
+  std::vector<UnembeddableRow>* collect_ = nullptr;
+  uint64_t unembeddable_ = 0, first_row_ = 0, rows_ = 0;
   std::string first_what_;
 };
 
@@ -328,7 +334,9 @@ Status CheckJsonlFirstRow(const BuildOptions& o) {
   return Status::Ok();
 }
 
-Status EmbedJsonl(const BuildOptions& o, const TextPlan& plan, RowEmbedder& embedder, ScratchTable& table,
+// Embeds every row's text, appending each row (key, payload, vector) to
+// `table`; with no table (a check) only the texts are embedded.
+Status EmbedJsonl(const BuildOptions& o, const TextPlan& plan, RowEmbedder& embedder, ScratchTable* table,
                   size_t dimension) {
   VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(o.input));
   std::vector<Field> columns;
@@ -342,7 +350,7 @@ Status EmbedJsonl(const BuildOptions& o, const TextPlan& plan, RowEmbedder& embe
   auto flush = [&]() -> Status {
     std::vector<const pq::DecodedColumn*> ptrs;
     for (const auto& d : decoded) ptrs.push_back(&d);
-    VIGILO_RETURN_IF_ERROR(table.Append(ptrs, keep, vectors, dimension));
+    if (table != nullptr) VIGILO_RETURN_IF_ERROR(table->Append(ptrs, keep, vectors, dimension));
     for (size_t c = 0; c < columns.size(); ++c) decoded[c] = EmptyJsonColumn(columns[c].type);
     keep.clear();
     vectors.clear();
@@ -420,7 +428,7 @@ Result<ParquetText> PlanParquetText(const BuildOptions& o) {
   return p;
 }
 
-Status EmbedParquet(const BuildOptions& o, ParquetText& p, RowEmbedder& embedder, ScratchTable& table,
+Status EmbedParquet(const BuildOptions& o, ParquetText& p, RowEmbedder& embedder, ScratchTable* table,
                     size_t dimension) {
   const pq::Footer& f = p.file->footer();
   uint64_t row = 0;
@@ -443,6 +451,9 @@ Status EmbedParquet(const BuildOptions& o, ParquetText& p, RowEmbedder& embedder
       VIGILO_ASSIGN_OR_RETURN(bool embedded, embedder.Embed(valid ? &text : nullptr, row + r, vectors));
       keep[r] = embedded ? 1 : 0;
     }
+    row += n;
+    if (o.progress) o.progress("embed", row, static_cast<uint64_t>(f.metadata.num_rows));
+    if (table == nullptr) continue;
     std::vector<pq::DecodedColumn> decoded;
     for (size_t leaf : p.leaves) {
       auto chunk = p.file->ReadColumnChunk(rg, leaf);
@@ -451,9 +462,7 @@ Status EmbedParquet(const BuildOptions& o, ParquetText& p, RowEmbedder& embedder
     }
     std::vector<const pq::DecodedColumn*> ptrs;
     for (const auto& d : decoded) ptrs.push_back(&d);
-    VIGILO_RETURN_IF_ERROR(table.Append(ptrs, keep, vectors, dimension));
-    row += n;
-    if (o.progress) o.progress("embed", row, static_cast<uint64_t>(f.metadata.num_rows));
+    VIGILO_RETURN_IF_ERROR(table->Append(ptrs, keep, vectors, dimension));
   }
   return Status::Ok();
 }
@@ -512,9 +521,9 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
   VIGILO_ASSIGN_OR_RETURN(auto table, ScratchTable::Create(scratch_file, fields, plan.key.has_value()));
   RowEmbedder rows(*embedder, o);
   if (parquet_text) {
-    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *parquet_text, rows, *table, dimension));
+    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *parquet_text, rows, table.get(), dimension));
   } else {
-    VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, plan, rows, *table, dimension));
+    VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, plan, rows, table.get(), dimension));
   }
   VIGILO_RETURN_IF_ERROR(rows.Check());
   VIGILO_RETURN_IF_ERROR(table->Finish());
@@ -564,6 +573,41 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
   built->skipped_rows = rows.unembeddable();
   built->seconds_embed = seconds_embed;
   return built;
+}
+
+Result<TextCheck> CheckTextInput(const BuildOptions& options) {
+  if (options.embed_model.empty()) return InvalidArgument("a text check needs the model directory (embed_model)");
+  if (options.text_field.empty()) return InvalidArgument("a text check needs the text column (text_field)");
+  // The text column (and the key, when given, checked as a build checks it); no payload.
+  BuildOptions o = options;
+  o.source = false;
+  o.source_columns.clear();
+  VIGILO_ASSIGN_OR_RETURN(InputFormat format, TextInputFormat(o));
+  VIGILO_ASSIGN_OR_RETURN(Model model, OpenModel(o.embed_model));
+  if (format == InputFormat::kJsonl) VIGILO_RETURN_IF_ERROR(CheckJsonlFirstRow(o));
+  std::optional<ParquetText> parquet_text;
+  if (format == InputFormat::kParquet) {
+    VIGILO_ASSIGN_OR_RETURN(ParquetText p, PlanParquetText(o));
+    parquet_text.emplace(std::move(p));
+  }
+  // The same model checks as a build: an answer from a broken model would be wrong.
+  for (const ObjectDescriptor& asset : model.spec.assets) {
+    VIGILO_RETURN_IF_ERROR(StreamAsset(*model.store, o.embed_model, asset,
+                                       [](std::span<const uint8_t>) { return Status::Ok(); }));
+  }
+  VIGILO_ASSIGN_OR_RETURN(auto embedder, TextEmbedder::Open(*model.store, model.spec));
+  TextCheck check;
+  RowEmbedder rows(*embedder, o);
+  rows.CollectInto(&check.unembeddable);
+  if (parquet_text) {
+    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *parquet_text, rows, nullptr, model.spec.dimension));
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(o.input));
+    VIGILO_ASSIGN_OR_RETURN(TextPlan plan, PlanJsonlText(o, members));
+    VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, plan, rows, nullptr, model.spec.dimension));
+  }
+  check.rows = rows.rows();
+  return check;
 }
 
 }  // namespace vigilo::ivf

@@ -17,6 +17,7 @@
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/parquet/local_file.h"
 #include "vigilo/store/forwarding_store.h"
+#include "vigilo/parquet/writer.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
 
@@ -257,6 +258,73 @@ TEST_F(TextBuildTest, UnembeddableRowsFailTheBuildUnlessSkipped) {
   for (const auto& e : fs::directory_iterator(dir_ / "out")) top.push_back(e.path().filename().string());
   std::sort(top.begin(), top.end());
   EXPECT_EQ(top, (std::vector<std::string>{"centroids.parquet", "embedding", "ivf_postings", "manifest.json"}));
+}
+
+// `vigilo embed check`'s library side: every row the build would refuse,
+// from JSONL and from Parquet (nulls included), and nothing written.
+TEST_F(TextBuildTest, CheckListsEveryUnembeddableRowAndBuildsNothing) {
+  Write(dir_ / "odd.jsonl",
+        "{\"id\":0,\"text\":\"cat\"}\n{\"id\":1,\"text\":\"zzz qqq\"}\n{\"id\":2,\"text\":null}\n"
+        "{\"id\":3,\"text\":\"salt water\"}\n{\"id\":4,\"text\":\"?!\"}\n");
+  BuildOptions o = Options("odd.jsonl");
+  auto check = CheckTextInput(o);
+  ASSERT_TRUE(check.ok()) << check.status().ToString();
+  EXPECT_EQ(check->rows, 5u);
+  ASSERT_EQ(check->unembeddable.size(), 3u);
+  EXPECT_EQ(check->unembeddable[0].row, 1u);
+  EXPECT_EQ(check->unembeddable[0].why, "its text has no word in the model's vocabulary");
+  EXPECT_EQ(check->unembeddable[1].row, 2u);
+  EXPECT_EQ(check->unembeddable[1].why, "its text is null");
+  EXPECT_EQ(check->unembeddable[2].row, 4u);
+  EXPECT_EQ(check->unembeddable[2].why, "its text has no word in the model's vocabulary");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+
+  // The same rows from Parquet (the text column optional, row 2 null).
+  {
+    std::vector<pq::ColumnSpec> cols(1);
+    cols[0].name = "text";
+    cols[0].kind = pq::ColumnKind::kString;
+    cols[0].optional = true;
+    auto sink = pq::FileSink::Create((dir_ / "odd.parquet").string());
+    ASSERT_TRUE(sink.ok());
+    auto w = pq::FileWriter::Open(cols, {}, sink->get());
+    ASSERT_TRUE(w.ok());
+    const std::vector<std::string_view> texts{"cat", "zzz qqq", "", "salt water", "?!"};
+    const std::vector<uint8_t> valid{1, 1, 0, 1, 1};
+    ASSERT_TRUE((*w)->BeginRowGroup().ok());
+    ASSERT_TRUE((*w)->WriteByteArray(0, texts, valid).ok());
+    ASSERT_TRUE((*w)->EndRowGroup().ok());
+    ASSERT_TRUE((*w)->Finish().ok());
+    ASSERT_TRUE((*sink)->Close().ok());
+  }
+  o = Options("odd.parquet");
+  o.input_options.key_field.reset();
+  auto from_parquet = CheckTextInput(o);
+  ASSERT_TRUE(from_parquet.ok()) << from_parquet.status().ToString();
+  EXPECT_EQ(from_parquet->rows, 5u);
+  std::vector<uint64_t> rows;
+  for (const UnembeddableRow& r : from_parquet->unembeddable) rows.push_back(r.row);
+  EXPECT_EQ(rows, (std::vector<uint64_t>{1, 2, 4}));
+
+  // A row the build accepts is not listed; a missing text column and a broken model are errors, as in a build.
+  o = Options();
+  check = CheckTextInput(o);
+  ASSERT_TRUE(check.ok()) << check.status().ToString();
+  EXPECT_EQ(check->rows, 4u);
+  EXPECT_TRUE(check->unembeddable.empty());
+  o.text_field = "title";
+  check = CheckTextInput(o);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check.status().message().rfind("--text-field \"title\": the first line has no such member", 0), 0u)
+      << check.status().message();
+  o = Options();
+  std::string bytes = embed_test::ReadWholeFile((dir_ / "model" / spec_.assets[1].path).string());
+  bytes[bytes.size() / 2] ^= 1;
+  Write(dir_ / "model" / spec_.assets[1].path, bytes);
+  check = CheckTextInput(o);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.status().code(), StatusCode::kIntegrityError);
 }
 
 // A store that refuses manifest.json: the build fails after every other

@@ -34,6 +34,12 @@ elif grep -q "row 57247" "$work/refused.out" && [[ ! -e $work/refused/manifest.j
 else
   fail "refusal: $(tail -c 300 "$work/refused.out")"
 fi
+if "$vigilo" embed check "$work/all.jsonl" --model "$work/model" --text-field text -q >"$work/check.out" 2>&1 &&
+   [[ $(cat "$work/check.out") == $'57247\tits text has no word in the model\'s vocabulary' ]]; then
+  pass "embed check lists that synset's row, and only it"
+else
+  fail "embed check: $(head -c 300 "$work/check.out")"
+fi
 perl "$here/wordnet_texts.pl" --skip 10564800 "$nouns" >"$work/nouns.jsonl"
 "$vigilo" index build "$work/nouns.jsonl" --embed-model "$work/model" --text-field text --key id --source -q \
   -o "$work/pub" >"$work/build.out" 2>&1 || { fail "index build: $(tail -c 300 "$work/build.out")"; finish; }

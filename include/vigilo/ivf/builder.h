@@ -127,4 +127,22 @@ Result<BuildSummary> BuildPublication(const BuildOptions& options, store::Object
 // directories it created that are left empty.
 Result<BuildSummary> BuildPublication(const BuildOptions& options);
 
+// An input row whose text the model cannot embed: its 0-based row (the row a
+// text build's refusal names) and why (null, or no word in the vocabulary).
+struct UnembeddableRow {
+  uint64_t row = 0;
+  std::string why;
+};
+struct TextCheck {
+  uint64_t rows = 0;  // rows read
+  std::vector<UnembeddableRow> unembeddable;
+};
+// Every row of options.input whose options.text_field options.embed_model
+// cannot embed, found by the same checks and embedding pass a text build
+// runs (the model's assets verified, its parity probes run), building
+// nothing (`vigilo embed check`): what a caller must leave out before a
+// build whose keys have to stay dense. Reads options.input, input_options
+// (format, key_field), embed_model, text_field and progress only.
+Result<TextCheck> CheckTextInput(const BuildOptions& options);
+
 }  // namespace vigilo::ivf
