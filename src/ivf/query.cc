@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lvq_screen_internal.h"
+#include "postings_group_columns.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/postings_cid.h"
 #include "vigilo/ivf/types.h"
@@ -94,26 +95,6 @@ Result<Centroids> DecodeCentroids(const Manifest& m, std::span<const uint8_t> by
   return out;
 }
 
-std::string KeyBytes(const parquet::DecodedColumn& keys, Kind kind, size_t i) {
-  std::string out;
-  const parquet::ColumnValues& v = keys.values;
-  switch (kind) {
-    case Kind::kBoolean: out.push_back(static_cast<char>(v.booleans[i])); break;
-    case Kind::kInt:
-    case Kind::kDate:
-    case Kind::kLong: {
-      int64_t x = kind == Kind::kLong ? v.int64s[i] : v.int32s[i];
-      out.assign(reinterpret_cast<const char*>(&x), 8);
-      break;
-    }
-    default: {
-      auto b = v.Binary(i);
-      out.assign(reinterpret_cast<const char*>(b.data()), b.size());
-    }
-  }
-  return out;
-}
-
 // Every row group's CID (exact statistics), first row and chunk ranges,
 // checked against the manifest before any row is scored (P-POS-05/06, the
 // file's [min-cid, max-cid] and its bucket's CID interval): a footer that
@@ -194,21 +175,6 @@ Result<std::vector<PostingsGroup>> IndexPostingsFooter(const Manifest& m, const 
 bool HoldsProbe(const PostingsFile& f, const std::set<uint32_t>& probed) {
   auto it = probed.lower_bound(static_cast<uint32_t>(f.min_cid));
   return it != probed.end() && *it <= f.max_cid;
-}
-
-// The rows in a chunk's value runs.
-uint64_t RunRows(const std::vector<parquet::ValueRun>& runs) {
-  uint64_t rows = 0;
-  for (const parquet::ValueRun& run : runs) rows += run.count;
-  return rows;
-}
-
-// Copies FLOAT runs (stride 4, any alignment) into out.
-void GatherFloats(const std::vector<parquet::ValueRun>& runs, float* out) {
-  for (const parquet::ValueRun& run : runs) {
-    std::memcpy(out, run.first, run.count * sizeof(float));
-    out += run.count;
-  }
 }
 
 // Centroid ranking's screen, from every centroid's distance bounds (a
@@ -629,7 +595,6 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
   ListContext ctx;
   std::vector<float> distance;
-  std::vector<float> offsets, scales;  // one row group's, reused
   // The screen's contexts, made when a (query, list) is first screened, and its bounds.
   const std::span<screen::ScreenContext> screens(scratch.screens.data(), prepared_count);
   std::vector<uint8_t> screen_ready(prepared_count, 0);
@@ -647,7 +612,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::vector<float*> lower_at, upper_at;
   std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
   std::vector<CodeSums> code_sums;   // a row group's (l2)
-  std::vector<parquet::ValueRun> offset_runs, scale_runs, code_runs, key_runs;
+  PostingsGroupColumns columns(key_kind, code_bytes);  // one row group's, its buffers reused
   // Every chunk's first bytes (its page header) requested at once: the
   // headers are far apart, and read one by one each would wait on memory.
   for (size_t r = 0; r < responses.size(); ++r) {
@@ -665,140 +630,16 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     for (const ChunkSlice& slice : slices_[r]) {
       PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
       probers(slice.cid);
-      parquet::DecodedColumn cols[4];  // key, offset, scale, code
-      auto decode = [&](size_t leaf) -> Status {
-        const parquet::ByteRange& br = group.chunks[leaf - 1];
-        // Straight from the cached descriptor and chunk metadata: no per-chunk planning.
-        auto decoded = parquet::DecodeColumnChunkBytes(reader_.postings_columns_.at(slice.file)[leaf - 1],
-                                                       *group.meta[leaf - 1],
-                                                       bytes.subspan(br.offset - request.offset, br.length));
-        if (decoded.ok() && decoded->num_rows != group.rows) {
-          decoded = InvalidFormat("column chunk holds " + std::to_string(decoded->num_rows) + " rows, the row group " +
-                                  std::to_string(group.rows));
-        }
-        if (!decoded.ok()) {
-          Status failure = decoded.status();
-          return std::move(failure).PrependPath(m.postings[slice.file].object.path + ": row group " +
-                                                std::to_string(slice.row_group) + ": ");
-        }
-        cols[leaf - 1] = std::move(*decoded);
-        return Status::Ok();
-      };
-      // Offsets, scales and codes: read in place when the chunks allow (the
-      // common uncompressed PLAIN layout), else decoded, which names any error.
       const std::string& path = m.postings[slice.file].object.path;
-      const std::vector<parquet::ColumnDescriptor>& leaves = reader_.postings_columns_.at(slice.file);
-      auto chunk = [&](size_t leaf) {
-        const parquet::ByteRange& br = group.chunks[leaf - 1];
-        return bytes.subspan(br.offset - request.offset, br.length);
-      };
-      auto view = [&](size_t leaf, size_t width, std::vector<parquet::ValueRun>& runs) {
-        // The codes' lengths are checked after the first query scores them (in cache by then).
-        return parquet::ViewFixedWidthChunk(leaves[leaf - 1], *group.meta[leaf - 1], chunk(leaf), width, runs, {},
-                                            parquet::ByteArrayLengths::kDeferred) &&
-               RunRows(runs) == group.rows;
-      };
-      // The codes decoded back to back, each checked for the right length:
-      // the fallback, and what names a wrong length when the in-place check finds one.
-      auto decode_codes = [&](size_t n) -> Status {
-        VIGILO_RETURN_IF_ERROR(decode(4));
-        if (cols[3].values.size() != n) {
-          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
-        }
-        const std::vector<uint64_t>& code_offsets = cols[3].values.binary_offsets;
-        for (size_t i = 0; i < n; ++i) {
-          if (code_offsets[i + 1] - code_offsets[i] != code_bytes) {
-            return InvalidFormat("postings row " + std::to_string(slice.first_row + i) + " has a " +
-                                 std::to_string(code_offsets[i + 1] - code_offsets[i]) + "-byte code; " +
-                                 std::to_string(code_bytes) + " expected")
-                .WithPath(path);
-          }
-        }
-        return Status::Ok();
-      };
-      // A chunk's runs as an earlier query recorded them (PostingsGroup::in_place), and recording them.
-      auto recorded = [&](size_t leaf, std::vector<parquet::ValueRun>& runs) {
-        runs.clear();
-        const uint8_t* base = chunk(leaf).data();
-        for (const PostingsGroup::Run& run : group.in_place[leaf - 1]) {
-          runs.push_back(parquet::ValueRun{base + run.offset, run.count, run.stride});
-        }
-      };
-      auto record = [&](size_t leaf, const std::vector<parquet::ValueRun>& runs) {
-        std::vector<PostingsGroup::Run>& out = group.in_place[leaf - 1];
-        const uint8_t* base = chunk(leaf).data();
-        out.clear();
-        for (const parquet::ValueRun& run : runs) {
-          out.push_back(PostingsGroup::Run{static_cast<uint64_t>(run.first - base), run.count, run.stride});
-        }
-      };
-      size_t n = 0;
-      bool lengths_unchecked = false;
-      const bool in_place_known = !group.in_place[3].empty();
-      if (in_place_known) {
-        recorded(2, offset_runs);
-        recorded(3, scale_runs);
-        recorded(4, code_runs);
-      }
-      if (in_place_known ||
-          (view(2, 4, offset_runs) && view(3, 4, scale_runs) && view(4, code_bytes, code_runs))) {
-        lengths_unchecked = !in_place_known;
-        n = static_cast<size_t>(group.rows);
-        offsets.resize(n);
-        scales.resize(n);
-        GatherFloats(offset_runs, offsets.data());
-        GatherFloats(scale_runs, scales.data());
-        ++result_.row_groups_in_place;
-      } else {
-        ++result_.row_groups_decoded;
-        for (size_t leaf = 2; leaf < 4; ++leaf) VIGILO_RETURN_IF_ERROR(decode(leaf));
-        n = cols[1].values.floats.size();
-        if (cols[2].values.floats.size() != n) {
-          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
-        }
-        VIGILO_RETURN_IF_ERROR(decode_codes(n));
-        offsets = std::move(cols[1].values.floats);
-        scales = std::move(cols[2].values.floats);
-        code_runs.assign(1, parquet::ValueRun{cols[3].values.binary.data(), n, code_bytes});
-      }
-      // The keys are read only once a row of this group enters a top-k (at
-      // high nprobe most probed row groups never do): in place when they are
-      // INT32 or INT64 PLAIN values (int, date and long keys), else decoded.
-      bool keys_ready = false;
-      const parquet::Type key_type = key_kind == Kind::kLong ? parquet::Type::kInt64 : parquet::Type::kInt32;
-      const bool integer_key = key_kind == Kind::kLong || key_kind == Kind::kInt || key_kind == Kind::kDate;
-      const size_t key_width = key_kind == Kind::kLong ? 8 : 4;
-      auto read_keys = [&]() -> Status {
-        if (!group.in_place[0].empty()) {
-          recorded(1, key_runs);
-          return Status::Ok();
-        }
-        if (integer_key && leaves[0].type == key_type && view(1, key_width, key_runs)) {
-          record(1, key_runs);
-          return Status::Ok();
-        }
-        key_runs.clear();
-        VIGILO_RETURN_IF_ERROR(decode(1));
-        if (cols[0].values.size() != n) {
-          return InvalidFormat("postings columns differ in length").WithPath(path + ": row group " + std::to_string(slice.row_group));
-        }
-        return Status::Ok();
-      };
-      auto key_of = [&](size_t i) -> std::string {
-        if (key_runs.empty()) return KeyBytes(cols[0], key_kind, i);
-        size_t row = i;
-        const parquet::ValueRun* run = key_runs.data();
-        while (row >= run->count) row -= (run++)->count;  // the runs hold n rows
-        int64_t x = 0;
-        if (key_width == 8) {
-          std::memcpy(&x, run->first + row * run->stride, 8);
-        } else {
-          int32_t x32 = 0;
-          std::memcpy(&x32, run->first + row * run->stride, 4);
-          x = x32;
-        }
-        return std::string(reinterpret_cast<const char*>(&x), 8);
-      };
+      VIGILO_ASSIGN_OR_RETURN(
+          const bool in_place,
+          columns.Read(PostingsGroupColumns::Source{&group, &reader_.postings_columns_.at(slice.file), bytes,
+                                                    request.offset, &path, slice.row_group, slice.first_row}));
+      ++(in_place ? result_.row_groups_in_place : result_.row_groups_decoded);
+      const size_t n = columns.rows();
+      const std::vector<float>& offsets = columns.offsets();
+      const std::vector<float>& scales = columns.scales();
+      const std::vector<parquet::ValueRun>& code_runs = columns.code_runs();
       std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
       // l2 with the screen and several queries probing the group: its exact
@@ -942,16 +783,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         };
         // The heap code, over the rows in `considered` (in row order).
         auto consider = [&]() -> Status {
-          if (lengths_unchecked) {
-            lengths_unchecked = false;
-            if (!parquet::ByteArrayLengthsAre(code_runs, code_bytes)) {
-              VIGILO_RETURN_IF_ERROR(decode_codes(n));  // names the row
-              return Internal("postings code lengths: the in-place check and the decoder disagree").WithPath(path);
-            }
-            record(2, offset_runs);
-            record(3, scale_runs);
-            record(4, code_runs);
-          }
+          VIGILO_RETURN_IF_ERROR(columns.ConfirmCodes());
           for (const uint32_t i : considered) {
             if (!std::isfinite(distance[i])) {
               // The query is in its domain (ranking checked it), so the row is at fault.
@@ -969,11 +801,8 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                 continue;
               }
             }
-            if (!keys_ready) {
-              VIGILO_RETURN_IF_ERROR(read_keys());
-              keys_ready = true;
-            }
-            heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, key_of(i)});
+            VIGILO_ASSIGN_OR_RETURN(std::string key, columns.Key(i));
+            heap.push_back(Candidate{distance[i], slice.file, slice.first_row + i, slice.cid, std::move(key)});
             std::push_heap(heap.begin(), heap.end(), heap_less);
             if (heap.size() > options_.k) {
               std::pop_heap(heap.begin(), heap.end(), heap_less);

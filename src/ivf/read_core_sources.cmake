@@ -26,6 +26,7 @@ set(VIGILO_READ_CORE_IVF_SOURCES
   ${VIGILO_READ_CORE_DIR}/src/ivf/postings_cid.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/range_plan.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/query.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/postings_group_columns.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/source_lookup.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/embed_tokenizer.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/embed_assets.cc)
