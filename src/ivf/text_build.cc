@@ -482,6 +482,38 @@ Result<InputFormat> TextInputFormat(const BuildOptions& o) {
   return format;
 }
 
+// What a text pass reads: the model (its assets verified and its parity
+// probes run before the first row), and the input's plan.
+struct TextInput {
+  Model model;
+  std::unique_ptr<TextEmbedder> embedder;  // reads model.store
+  std::optional<ParquetText> parquet;      // set for a Parquet input
+  TextPlan plan;
+};
+
+Result<TextInput> OpenTextInput(const BuildOptions& o, InputFormat format) {
+  TextInput in;
+  VIGILO_ASSIGN_OR_RETURN(in.model, OpenModel(o.embed_model));
+  if (format == InputFormat::kJsonl) VIGILO_RETURN_IF_ERROR(CheckJsonlFirstRow(o));
+  if (format == InputFormat::kParquet) {
+    VIGILO_ASSIGN_OR_RETURN(ParquetText p, PlanParquetText(o));
+    in.parquet.emplace(std::move(p));
+  }
+  // The model's bytes, then its parity probe, before the first pass.
+  for (const ObjectDescriptor& asset : in.model.spec.assets) {
+    VIGILO_RETURN_IF_ERROR(StreamAsset(*in.model.store, o.embed_model, asset,
+                                       [](std::span<const uint8_t>) { return Status::Ok(); }));
+  }
+  VIGILO_ASSIGN_OR_RETURN(in.embedder, TextEmbedder::Open(*in.model.store, in.model.spec));
+  if (in.parquet) {
+    in.plan = in.parquet->plan;
+  } else {
+    VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(o.input));
+    VIGILO_ASSIGN_OR_RETURN(in.plan, PlanJsonlText(o, members));
+  }
+  return in;
+}
+
 }  // namespace
 
 Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& store) {
@@ -489,26 +521,9 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
   VIGILO_ASSIGN_OR_RETURN(InputFormat format, TextInputFormat(o));
   VIGILO_RETURN_IF_ERROR(RefuseExistingPublication(store, o));
   auto t0 = Clock::now();
-  VIGILO_ASSIGN_OR_RETURN(Model model, OpenModel(o.embed_model));
-  if (format == InputFormat::kJsonl) VIGILO_RETURN_IF_ERROR(CheckJsonlFirstRow(o));
-  std::optional<ParquetText> parquet_text;
-  if (format == InputFormat::kParquet) {
-    VIGILO_ASSIGN_OR_RETURN(ParquetText p, PlanParquetText(o));
-    parquet_text.emplace(std::move(p));
-  }
-  // The model's bytes, then its parity probe, before the first pass.
-  for (const ObjectDescriptor& asset : model.spec.assets) {
-    VIGILO_RETURN_IF_ERROR(StreamAsset(*model.store, o.embed_model, asset,
-                                       [](std::span<const uint8_t>) { return Status::Ok(); }));
-  }
-  VIGILO_ASSIGN_OR_RETURN(auto embedder, TextEmbedder::Open(*model.store, model.spec));
-  TextPlan plan;
-  if (parquet_text) {
-    plan = parquet_text->plan;
-  } else {
-    VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(o.input));
-    VIGILO_ASSIGN_OR_RETURN(plan, PlanJsonlText(o, members));
-  }
+  VIGILO_ASSIGN_OR_RETURN(TextInput text, OpenTextInput(o, format));
+  const Model& model = text.model;
+  const TextPlan& plan = text.plan;
 
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ScratchDir> scratch, ScratchDir::CreateBelow(o.scratch));
   std::string scratch_file = (scratch->path() / "text-vectors.parquet").string();
@@ -519,9 +534,9 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
   const size_t dimension = model.spec.dimension;
   fields.push_back(Field{std::string(kTextVectorColumn), ColumnType{Kind::kFloatList, 0}});
   VIGILO_ASSIGN_OR_RETURN(auto table, ScratchTable::Create(scratch_file, fields, plan.key.has_value()));
-  RowEmbedder rows(*embedder, o);
-  if (parquet_text) {
-    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *parquet_text, rows, table.get(), dimension));
+  RowEmbedder rows(*text.embedder, o);
+  if (text.parquet) {
+    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *text.parquet, rows, table.get(), dimension));
   } else {
     VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, plan, rows, table.get(), dimension));
   }
@@ -583,28 +598,15 @@ Result<TextCheck> CheckTextInput(const BuildOptions& options) {
   o.source = false;
   o.source_columns.clear();
   VIGILO_ASSIGN_OR_RETURN(InputFormat format, TextInputFormat(o));
-  VIGILO_ASSIGN_OR_RETURN(Model model, OpenModel(o.embed_model));
-  if (format == InputFormat::kJsonl) VIGILO_RETURN_IF_ERROR(CheckJsonlFirstRow(o));
-  std::optional<ParquetText> parquet_text;
-  if (format == InputFormat::kParquet) {
-    VIGILO_ASSIGN_OR_RETURN(ParquetText p, PlanParquetText(o));
-    parquet_text.emplace(std::move(p));
-  }
   // The same model checks as a build: an answer from a broken model would be wrong.
-  for (const ObjectDescriptor& asset : model.spec.assets) {
-    VIGILO_RETURN_IF_ERROR(StreamAsset(*model.store, o.embed_model, asset,
-                                       [](std::span<const uint8_t>) { return Status::Ok(); }));
-  }
-  VIGILO_ASSIGN_OR_RETURN(auto embedder, TextEmbedder::Open(*model.store, model.spec));
+  VIGILO_ASSIGN_OR_RETURN(TextInput text, OpenTextInput(o, format));
   TextCheck check;
-  RowEmbedder rows(*embedder, o);
+  RowEmbedder rows(*text.embedder, o);
   rows.CollectInto(&check.unembeddable);
-  if (parquet_text) {
-    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *parquet_text, rows, nullptr, model.spec.dimension));
+  if (text.parquet) {
+    VIGILO_RETURN_IF_ERROR(EmbedParquet(o, *text.parquet, rows, nullptr, text.model.spec.dimension));
   } else {
-    VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(o.input));
-    VIGILO_ASSIGN_OR_RETURN(TextPlan plan, PlanJsonlText(o, members));
-    VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, plan, rows, nullptr, model.spec.dimension));
+    VIGILO_RETURN_IF_ERROR(EmbedJsonl(o, text.plan, rows, nullptr, text.model.spec.dimension));
   }
   check.rows = rows.rows();
   return check;
