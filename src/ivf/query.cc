@@ -585,11 +585,13 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     }
   }
   std::stable_sort(probing.begin(), probing.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<uint32_t, size_t>> probes_of;  // a row group's (query, context), in query order
-  auto probers = [&](uint32_t cid) {
+  // A row group's (query, context) pairs, in query order.
+  std::vector<std::pair<uint32_t, size_t>> probes_of;
+  auto probers = [&](uint32_t cid) -> const std::vector<std::pair<uint32_t, size_t>>& {
     auto it = std::lower_bound(probing.begin(), probing.end(), cid, [](const auto& p, uint32_t c) { return p.first < c; });
     probes_of.clear();
     for (; it != probing.end() && it->first == cid; ++it) probes_of.push_back(it->second);
+    return probes_of;
   };
   std::vector<std::vector<Candidate>> top(queries_.size());  // max-heaps by Better
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
@@ -629,7 +631,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
       PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
-      probers(slice.cid);
+      const std::vector<std::pair<uint32_t, size_t>>& probes = probers(slice.cid);
       const std::string& path = m.postings[slice.file].object.path;
       VIGILO_ASSIGN_OR_RETURN(
           const bool in_place,
@@ -647,7 +649,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       // then skip them). (For one query the screen's own pass is cheaper: it
       // reads the codes once.)
       const bool group_sums = options_.screen && m.index.encoding == Encoding::kLvq8 &&
-                              m.index.metric == Metric::kL2Squared && probes_of.size() > 1;
+                              m.index.metric == Metric::kL2Squared && probes.size() > 1;
       if (group_sums) {
         code_sums.resize(n);
         size_t at = 0;
@@ -657,7 +659,6 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         }
       }
       auto sums_at = [&](size_t row) { return group_sums ? code_sums.data() + row : nullptr; };
-      const std::vector<std::pair<uint32_t, size_t>>& probes = probes_of;
       const bool may_screen = options_.screen && m.index.encoding == Encoding::kLvq8;
       // Several queries probing the group: the bounds of every query that
       // will screen it (its heap full after the rows that fill it: heap size
@@ -730,7 +731,6 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         // be rejected by the heap below: it is screened out and never scored
         // exactly. Its distance is proven finite too, so no error is skipped.
         // While the heap fills, the rows that fill it are scored exactly first.
-        const screen::ScreenContext* screen_list = nullptr;
         auto screen_context = [&]() -> const screen::ScreenContext* {
           if (list_ready) return &group_screens[probe];
           if (!prepared_up_front) {
@@ -744,7 +744,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           return &screens[context];
         };
         // Scores rows [begin, end) (exactly, or screened against `threshold`
-        // when screen_list is set) and lists those scored in `considered`.
+        // when `screened` is set) and lists those scored in `considered`.
         auto score_rows = [&](size_t begin, size_t end, const screen::ScreenContext* screened, float threshold) {
           size_t row = 0;
           for (const parquet::ValueRun& run : code_runs) {
@@ -821,10 +821,9 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         }
         if (begin < n) {
           if (may_screen && heap.size() == options_.k) {
-            screen_list = screen_context();
             lower.resize(n);
             upper.resize(n);
-            score_rows(begin, n, screen_list, heap.front().distance);
+            score_rows(begin, n, screen_context(), heap.front().distance);
           } else {
             score_rows(begin, n, nullptr, 0.0f);
           }
