@@ -125,11 +125,15 @@ Result<std::unordered_map<int64_t, uint32_t>> ReadListOfEveryKey(const Manifest&
     VIGILO_ASSIGN_OR_RETURN(parquet::Footer footer, ReadObjectFooter(store, file.object, nullptr));
     for (size_t rg = 0; rg < footer.metadata.row_groups.size(); ++rg) {
       VIGILO_ASSIGN_OR_RETURN(std::vector<parquet::ColumnChunkPlan> plan, parquet::PlanRowGroup(footer, rg));
+      // The cid and key chunks in one read (each read of the local store maps the object).
+      const uint64_t begin = std::min(plan[0].range.offset, plan[1].range.offset);
+      const uint64_t end = std::max(plan[0].range.offset + plan[0].range.length,
+                                    plan[1].range.offset + plan[1].range.length);
+      VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, ReadObjectRange(store, file.object, begin, end - begin));
       parquet::DecodedColumn columns[2];
       for (size_t leaf = 0; leaf < 2; ++leaf) {
-        VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, ReadObjectRange(store, file.object, plan[leaf].range.offset,
-                                                                     plan[leaf].range.length));
-        auto decoded = parquet::DecodeColumnChunk(footer, rg, leaf, bytes.span());
+        auto decoded = parquet::DecodeColumnChunk(
+            footer, rg, leaf, bytes.span().subspan(plan[leaf].range.offset - begin, plan[leaf].range.length));
         if (!decoded.ok()) return Status(decoded.status()).PrependPath(file.object.path + ": ");
         columns[leaf] = std::move(*decoded);
       }
