@@ -18,7 +18,8 @@
 //   another size than the manifest's is served as it is (short reads reach
 //   the core, which must refuse them).
 // A second run on the same PublicationReader (nprobe + 2) exercises the
-// cached centroids and footers.
+// cached centroids and footers, and the row groups' recorded in-place
+// layouts (PostingsGroup::in_place) read from the bytes it is handed.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -306,6 +306,19 @@ TEST_F(TextBuildTest, CheckListsEveryUnembeddableRowAndBuildsNothing) {
   for (const UnembeddableRow& r : from_parquet->unembeddable) rows.push_back(r.row);
   EXPECT_EQ(rows, (std::vector<uint64_t>{1, 2, 4}));
 
+  // Without a model or a text column there is nothing to check.
+  o = Options();
+  o.embed_model.clear();
+  check = CheckTextInput(o);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(check.status().message(), "a text check needs the model directory (embed_model)");
+  o = Options();
+  o.text_field.clear();
+  check = CheckTextInput(o);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.status().message(), "a text check needs the text column (text_field)");
+
   // A row the build accepts is not listed; a missing text column and a broken model are errors, as in a build.
   o = Options();
   check = CheckTextInput(o);
