@@ -77,15 +77,29 @@ void Parameters(std::string_view text) {
   if (!value.ok()) return;
   auto p = ParseWordVectorsParameters(*value);
   if (!p.ok()) return;
-  Check(WordVectorsParametersJson(*p) == *value);
+  // The writer's JSON reads back as the same parameters; it equals the input
+  // unless the input spelled a direction component as an integer ("1").
+  auto again = ParseWordVectorsParameters(WordVectorsParametersJson(*p));
+  Check(again.ok() && *again == *p);
+  if (p->direction.empty()) Check(WordVectorsParametersJson(*p) == *value);
 }
 
 // A run over a 4-bucket, 2-page, 2-dimensional model whose responses are
-// slices of the input (digests are the driver's job, so the core sees them).
-void Run(std::span<const uint8_t> bytes) {
+// slices of the input (digests are the driver's job, so the core sees them),
+// pooled by either contract pooling.
+void Run(std::span<const uint8_t> bytes, bool sif) {
   EmbeddingSpec spec;
   spec.contract = std::string(kStaticWordVectorsContract);
-  spec.parameters = WordVectorsParametersJson({4, 2, 5});
+  WordVectorsParameters params;
+  params.buckets = 4;
+  params.pages = 2;
+  params.vocabulary = 5;
+  if (sif) {
+    params.pooling = WordPooling::kSif;
+    params.word_weight_c = 750;
+    params.direction = {0.6f, 0.8f};
+  }
+  spec.parameters = WordVectorsParametersJson(params);
   spec.dimension = 2;
   spec.input_template = "{text}";
   spec.assets = {{std::string(kWordsTopPath), kWordsTopHeaderBytes + 32, std::string(64, 'a')},
@@ -118,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: Bucket(rest, data[1], data[2]); break;
     case 3: Tokens(text); break;
     case 4: Parameters(text); break;
-    default: Run(rest); break;
+    default: Run(rest, (data[1] & 1) != 0); break;
   }
   return 0;
 }

@@ -24,7 +24,7 @@ std::string Fresh(const std::string& name) {
 
 TEST(EmbedCli, ImportThenEmbedText) {
   std::string out = Fresh("model");
-  CliRun imported = Vigilo("embed import " + TinyModelTarball() + " --out " + out + " --json");
+  CliRun imported = Vigilo("embed import " + TinyModelTarball() + " --out " + out + " --pooling mean --json");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_NE(imported.out.find("\"model\":\"npm:wink-tiny@1.0.0\""), std::string::npos) << imported.out;
   EXPECT_NE(imported.out.find("\"words\":4"), std::string::npos) << imported.out;
@@ -56,6 +56,31 @@ TEST(EmbedCli, ImportThenEmbedText) {
   CliRun unknown = Vigilo("embed text --model " + out + " \"zebra unicorn\"");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no word of the text is in the model's vocabulary"), std::string::npos) << unknown.err;
+}
+
+// The default pooling is sif-f64-l2, recorded with its weight constant and
+// direction; an unknown pooling is refused before anything is written.
+TEST(EmbedCli, ImportPoolsWithSifByDefault) {
+  std::string out = Fresh("sif-model");
+  ASSERT_EQ(Vigilo("embed import " + TinyModelTarball() + " --out " + out + " -q").exit_code, 0);
+  std::ifstream f(fs::path(out) / "embedding.json");
+  std::string section((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_NE(section.find("\"pooling\":\"sif-f64-l2\""), std::string::npos) << section;
+  EXPECT_NE(section.find("\"word-weight-c\":750"), std::string::npos) << section;
+  EXPECT_NE(section.find("\"direction\":["), std::string::npos) << section;
+  std::string mean = Fresh("mean-model");
+  ASSERT_EQ(Vigilo("embed import " + TinyModelTarball() + " --out " + mean + " --pooling mean -q").exit_code, 0);
+  CliRun a = Vigilo("embed text --model " + out + " \"the cat\"");
+  CliRun b = Vigilo("embed text --model " + mean + " \"the cat\"");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(a.out, b.out);
+
+  std::string refused = Fresh("max-model");
+  CliRun bad = Vigilo("embed import " + TinyModelTarball() + " --out " + refused + " --pooling max");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--pooling"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(refused));
 }
 
 // The rows a build would refuse, listed by row (text and JSON lines), with

@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 
 struct ImportArgs {
   std::string tarball, out;
+  std::string pooling = "sif";
   std::vector<std::string> probes;
   bool quiet = false;
   OutputFlags output;
@@ -71,6 +72,7 @@ Status Import(const ImportArgs& a) {
   Progress bar = Progress::ForStderr(a.quiet);
   ivf::EmbedImportOptions import;
   import.probe_inputs = a.probes;
+  import.pooling = a.pooling == "mean" ? ivf::WordPooling::kMean : ivf::WordPooling::kSif;
   import.progress = [&bar](uint64_t done, uint64_t total) { bar.Update("reading word vectors", done, total); };
   Result<ivf::EmbedImportResult> r = ivf::ImportWinkEmbeddings(a.tarball, **store, import);
   bar.Finish();
@@ -213,6 +215,11 @@ void RegisterEmbedCommands(CLI::App& app, Action* action) {
                      "A parity probe text (repeat for more); default: three texts made of words from as few of the "
                      "model's pages and buckets as possible, so a cold reader checks its runtime for a few KiB")
       ->type_name("TEXT");
+  import->add_option("--pooling", i->pooling,
+                     "sif (default): words weighted by frequency rank and the common direction removed; mean: the "
+                     "plain mean of the words' vectors")
+      ->check(CLI::IsMember({"sif", "mean"}))
+      ->type_name("sif|mean");
   import->add_flag("-q,--quiet", i->quiet, "No progress bar (one is drawn on stderr only when it is a terminal)");
   AddJsonFlags(import, &i->output);
   import->callback([i, action] { *action = [i] { return Import(*i); }; });

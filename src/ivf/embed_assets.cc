@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exact_float32.h"
 #include "vigilo/ivf/embed_core.h"
 
 namespace vigilo::ivf {
@@ -78,17 +79,28 @@ Status ExactString(const json::Object& o, std::string_view name, std::string_vie
 Result<WordVectorsParameters> ParseWordVectorsParameters(const json::Value& parameters) {
   if (!parameters.is_object()) return InvalidFormat("must be an object").WithPath("runtime.parameters");
   const json::Object& o = parameters.as_object();
+  WordVectorsParameters p;
+  const json::Value* pooling = o.Find("pooling");
+  if (pooling == nullptr) return InvalidFormat("missing member").WithPath("runtime.parameters.pooling");
+  if (pooling->is_string() && pooling->as_string() == kWordsPoolingSif) {
+    p.pooling = WordPooling::kSif;
+  } else if (!pooling->is_string() || pooling->as_string() != kWordsPoolingMean) {
+    return InvalidFormat("this runtime knows only \"" + std::string(kWordsPoolingMean) + "\" and \"" +
+                         std::string(kWordsPoolingSif) + "\"")
+        .WithPath("runtime.parameters.pooling");
+  }
+  const bool sif = p.pooling == WordPooling::kSif;
   for (const auto& [name, value] : o) {
-    if (name != "tokenizer" && name != "hash" && name != "pooling" && name != "buckets" && name != "pages" &&
-        name != "vocabulary") {
-      return InvalidFormat("unknown parameter of " + std::string(kStaticWordVectorsContract))
+    bool known = name == "tokenizer" || name == "hash" || name == "pooling" || name == "buckets" || name == "pages" ||
+                 name == "vocabulary" || (sif && (name == "word-weight-c" || name == "direction"));
+    if (!known) {
+      return InvalidFormat("unknown parameter of " + std::string(kStaticWordVectorsContract) + " with pooling \"" +
+                           std::string(sif ? kWordsPoolingSif : kWordsPoolingMean) + "\"")
           .WithPath("runtime.parameters." + name);
     }
   }
   VIGILO_RETURN_IF_ERROR(ExactString(o, "tokenizer", kWordsTokenizer));
   VIGILO_RETURN_IF_ERROR(ExactString(o, "hash", kWordsHash));
-  VIGILO_RETURN_IF_ERROR(ExactString(o, "pooling", kWordsPooling));
-  WordVectorsParameters p;
   VIGILO_ASSIGN_OR_RETURN(uint64_t buckets, PositiveInteger(o, "buckets", kMaxWordBuckets));
   VIGILO_ASSIGN_OR_RETURN(uint64_t pages, PositiveInteger(o, "pages", buckets));
   VIGILO_ASSIGN_OR_RETURN(p.vocabulary, PositiveInteger(o, "vocabulary", 0xffffffffu));
@@ -97,17 +109,43 @@ Result<WordVectorsParameters> ParseWordVectorsParameters(const json::Value& para
   }
   p.buckets = static_cast<uint32_t>(buckets);
   p.pages = static_cast<uint32_t>(pages);
+  if (sif) {
+    VIGILO_ASSIGN_OR_RETURN(uint64_t c, PositiveInteger(o, "word-weight-c", 0xffffffffu));
+    p.word_weight_c = static_cast<uint32_t>(c);
+    const json::Value* direction = o.Find("direction");
+    const std::string path = "runtime.parameters.direction";
+    if (direction == nullptr) return InvalidFormat("missing member").WithPath(path);
+    if (!direction->is_array() || direction->as_array().empty() || direction->as_array().size() > 65536) {
+      return InvalidFormat("must be an array of 1 to 65536 numbers").WithPath(path);
+    }
+    const json::Array& values = direction->as_array();
+    p.direction.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      VIGILO_ASSIGN_OR_RETURN(float x,
+                              DecodeExactFloat32(values[i], path + "[" + std::to_string(i) + "]", "a direction component"));
+      p.direction.push_back(x);
+    }
+  }
   return p;
 }
 
+// Members in byte order, as canonical JSON writes them.
 json::Value WordVectorsParametersJson(const WordVectorsParameters& p) {
+  const bool sif = p.pooling == WordPooling::kSif;
   json::Object o;
   o.Set("buckets", json::Value::Uint(p.buckets));
+  if (sif) {
+    json::Array direction;
+    direction.reserve(p.direction.size());
+    for (float x : p.direction) direction.push_back(json::Value::Double(static_cast<double>(x)));
+    o.Set("direction", json::Value(std::move(direction)));
+  }
   o.Set("hash", json::Value(kWordsHash));
   o.Set("pages", json::Value::Uint(p.pages));
-  o.Set("pooling", json::Value(kWordsPooling));
+  o.Set("pooling", json::Value(sif ? kWordsPoolingSif : kWordsPoolingMean));
   o.Set("tokenizer", json::Value(kWordsTokenizer));
   o.Set("vocabulary", json::Value::Uint(p.vocabulary));
+  if (sif) o.Set("word-weight-c", json::Value::Uint(p.word_weight_c));
   return json::Value(std::move(o));
 }
 

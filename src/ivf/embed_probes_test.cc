@@ -184,11 +184,11 @@ TEST(CheapProbesTest, TheImportsProbesCatchEveryTokenizerRuleBroken) {
   auto vectors = [&](const Rules& r) {
     std::vector<std::optional<std::vector<float>>> out;
     for (const ParityProbe& p : imported->spec.probes) {
-      std::vector<std::vector<std::string>> rows;
+      std::vector<std::string> known;
       for (const std::string& t : TokenizeWith(p.input, r)) {
-        if (vocabulary.count(t) != 0) rows.push_back(embed_test::Components(t));
+        if (vocabulary.count(t) != 0) known.push_back(t);
       }
-      out.push_back(rows.empty() ? std::nullopt : std::optional(embed_test::ReferenceEmbedding(rows)));
+      out.push_back(known.empty() ? std::nullopt : std::optional(embed_test::ReferenceEmbedding(known)));
     }
     return out;
   };

@@ -43,6 +43,30 @@ Result<std::vector<float>> PoolMeanL2(const std::vector<const float*>& rows, uin
   return out;
 }
 
+Result<std::vector<float>> PoolSifL2(const std::vector<const float*>& rows, std::span<const float> direction) {
+  if (rows.empty()) return InvalidArgument("no word of the text is in the model's vocabulary");
+  const size_t dimension = direction.size();
+  std::vector<double> sum(dimension, 0.0);
+  for (const float* row : rows) {
+    for (size_t d = 0; d < dimension; ++d) sum[d] += static_cast<double>(row[d]);
+  }
+  double along = 0;
+  for (size_t d = 0; d < dimension; ++d) along += sum[d] * static_cast<double>(direction[d]);
+  double squares = 0;
+  for (size_t d = 0; d < dimension; ++d) {
+    sum[d] -= along * static_cast<double>(direction[d]);
+    squares += sum[d] * sum[d];
+  }
+  const double norm = std::sqrt(squares);
+  if (!(norm > 0) || !std::isfinite(norm)) {
+    return InvalidArgument(
+        "the text's word vectors have no direction once the model's common direction is removed (zero or not finite)");
+  }
+  std::vector<float> out(dimension);
+  for (size_t d = 0; d < dimension; ++d) out[d] = static_cast<float>(sum[d] / norm);
+  return out;
+}
+
 namespace {
 
 // The shortest decimal that reads back as `f` (std::to_chars for floats is
@@ -84,6 +108,11 @@ Result<std::shared_ptr<WordModel>> OpenWordModel(const EmbeddingSpec& spec) {
   VIGILO_ASSIGN_OR_RETURN(model->params, ParseWordVectorsParameters(spec.parameters));
   if (spec.dimension == 0 || spec.dimension > 65536) {
     return InvalidFormat("this runtime supports dimensions 1 to 65536").WithPath("dimension");
+  }
+  if (model->params.pooling == WordPooling::kSif && model->params.direction.size() != spec.dimension) {
+    return InvalidFormat("has " + std::to_string(model->params.direction.size()) + " components; the dimension is " +
+                         std::to_string(spec.dimension))
+        .WithPath("runtime.parameters.direction");
   }
   bool seen[3] = {false, false, false};
   for (size_t i = 0; i < spec.assets.size(); ++i) {
@@ -248,7 +277,11 @@ class WordVectorsRun final : public EmbedRun {
       int64_t row = bucket.Find(tokens_[i]);
       if (row >= 0) rows.push_back(bucket.vectors.data() + static_cast<uint64_t>(row) * m.spec.dimension);
     }
-    VIGILO_ASSIGN_OR_RETURN(vector_, PoolMeanL2(rows, static_cast<uint32_t>(m.spec.dimension)));
+    if (m.params.pooling == WordPooling::kSif) {
+      VIGILO_ASSIGN_OR_RETURN(vector_, PoolSifL2(rows, m.params.direction));
+    } else {
+      VIGILO_ASSIGN_OR_RETURN(vector_, PoolMeanL2(rows, static_cast<uint32_t>(m.spec.dimension)));
+    }
     stage_ = Stage::kDone;
     return Status::Ok();
   }

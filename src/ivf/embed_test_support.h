@@ -147,32 +147,61 @@ inline std::string ReadWholeFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// The contract's pooling, computed here independently: each component
-// parsed with strtof (correctly rounded decimal -> float32), summed in
-// float64, mean, L2 in float64, rounded once.
-inline std::vector<float> ReferenceEmbedding(const std::vector<std::vector<std::string>>& rows) {
-  const size_t dim = rows.front().size();
+// The contract's poolings, computed here independently from the fixture's
+// decimals: each component parsed with strtof (correctly rounded decimal ->
+// float32). Mean: summed in float64, divided by the count, L2 in float64,
+// rounded once. Sif (the import's default, c = 750): each word's float32
+// scaled by rank / (rank + c) in float64 and rounded to float32 (rank: its
+// 1-based place in FixtureWords), the direction the Zipf-weighted (1 / rank)
+// sum of all scaled words, normalized and rounded to float32; then the
+// text's scaled rows summed, the component along the direction removed, L2.
+enum class ReferencePooling { kMean, kSif };
+
+inline std::vector<float> ReferenceEmbedding(const std::vector<std::string>& words,
+                                             ReferencePooling pooling = ReferencePooling::kSif) {
+  const std::vector<FixtureWord> vocabulary = FixtureWords();
+  const size_t dim = vocabulary.front().components.size();
+  auto stored = [&](size_t i) {
+    std::vector<double> v(dim);
+    const double rank = static_cast<double>(i + 1);
+    for (size_t d = 0; d < dim; ++d) {
+      float f = std::strtof(vocabulary[i].components[d].c_str(), nullptr);
+      v[d] = pooling == ReferencePooling::kMean ? static_cast<double>(f)
+                                                : static_cast<double>(static_cast<float>(rank / (rank + 750.0) * f));
+    }
+    return v;
+  };
   std::vector<double> sum(dim, 0.0);
-  for (const auto& r : rows) {
-    for (size_t d = 0; d < dim; ++d) sum[d] += static_cast<double>(std::strtof(r[d].c_str(), nullptr));
+  for (const std::string& w : words) {
+    size_t i = 0;
+    while (i < vocabulary.size() && vocabulary[i].word != w) ++i;
+    if (i == vocabulary.size()) ADD_FAILURE() << "no fixture word " << w;
+    if (i == vocabulary.size()) return {};
+    std::vector<double> v = stored(i);
+    for (size_t d = 0; d < dim; ++d) sum[d] += v[d];
+  }
+  if (pooling == ReferencePooling::kMean) {
+    for (size_t d = 0; d < dim; ++d) sum[d] /= static_cast<double>(words.size());
+  } else {
+    std::vector<double> m(dim, 0.0);
+    for (size_t i = 0; i < vocabulary.size(); ++i) {
+      std::vector<double> v = stored(i);
+      for (size_t d = 0; d < dim; ++d) m[d] += 1.0 / static_cast<double>(i + 1) * v[d];
+    }
+    double mm = 0;
+    for (double x : m) mm += x * x;
+    std::vector<double> u(dim);
+    for (size_t d = 0; d < dim; ++d) u[d] = static_cast<double>(static_cast<float>(m[d] / std::sqrt(mm)));
+    double along = 0;
+    for (size_t d = 0; d < dim; ++d) along += sum[d] * u[d];
+    for (size_t d = 0; d < dim; ++d) sum[d] -= along * u[d];
   }
   double ss = 0;
-  for (size_t d = 0; d < dim; ++d) {
-    sum[d] /= static_cast<double>(rows.size());
-    ss += sum[d] * sum[d];
-  }
+  for (size_t d = 0; d < dim; ++d) ss += sum[d] * sum[d];
   double norm = std::sqrt(ss);
   std::vector<float> out(dim);
   for (size_t d = 0; d < dim; ++d) out[d] = static_cast<float>(sum[d] / norm);
   return out;
-}
-
-inline std::vector<std::string> Components(const std::string& word) {
-  for (const FixtureWord& w : FixtureWords()) {
-    if (w.word == word) return w.components;
-  }
-  ADD_FAILURE() << "no fixture word " << word;
-  return {};
 }
 
 }  // namespace vigilo::ivf::embed_test

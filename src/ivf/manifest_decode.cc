@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "exact_float32.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/json/fields.h"
 #include "vigilo/json/parse.h"
@@ -130,26 +131,6 @@ Result<SourceSpec> DecodeSource(const Fields& f) {
   return s;
 }
 
-// A probe component: any JSON number whose value a float32 holds exactly
-// (so "0", "0.5" and the canonical writer's shortest double form of a float
-// all qualify; "0.1" does not).
-Result<float> DecodeFloat32(const json::Value& v, const std::string& path) {
-  if (!v.is_number()) return InvalidFormat("expected a number, got " + std::string(json::KindName(v.kind()))).WithPath(path);
-  const json::Number& n = v.as_number();
-  double d = n.AsDouble();
-  bool exact = true;
-  if (n.kind() == json::Number::Kind::kU64) {
-    exact = d < 18446744073709551616.0 && static_cast<uint64_t>(d) == n.u64();
-  } else if (n.kind() == json::Number::Kind::kI64) {
-    exact = d >= -9223372036854775808.0 && static_cast<int64_t>(d) == n.i64();
-  }
-  if (!exact || !std::isfinite(d) || std::fabs(d) > 3.4028234663852886e38 ||
-      static_cast<double>(static_cast<float>(d)) != d) {
-    return InvalidFormat("a probe vector component must be a number a float32 holds exactly").WithPath(path);
-  }
-  return static_cast<float>(d);
-}
-
 Result<ParityProbe> DecodeProbe(const json::Value& v, const std::string& path) {
   VIGILO_ASSIGN_OR_RETURN(Fields f, Fields::Of(v, path));
   VIGILO_RETURN_IF_ERROR(f.ExpectExactly({"input", "vector"}));
@@ -158,7 +139,8 @@ Result<ParityProbe> DecodeProbe(const json::Value& v, const std::string& path) {
   VIGILO_ASSIGN_OR_RETURN(const json::Array* values, f.Array("vector"));
   probe.vector.reserve(values->size());
   for (size_t i = 0; i < values->size(); ++i) {
-    VIGILO_ASSIGN_OR_RETURN(float x, DecodeFloat32((*values)[i], f.PathOf("vector") + "[" + std::to_string(i) + "]"));
+    VIGILO_ASSIGN_OR_RETURN(float x, DecodeExactFloat32((*values)[i], f.PathOf("vector") + "[" + std::to_string(i) + "]",
+                                                      "a probe vector component"));
     probe.vector.push_back(x);
   }
   return probe;

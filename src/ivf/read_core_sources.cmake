@@ -21,6 +21,7 @@ set(VIGILO_READ_CORE_IVF_SOURCES
   ${VIGILO_READ_CORE_NO_CONTRACT_SOURCES}
   ${VIGILO_READ_CORE_DIR}/src/ivf/types.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/key_column.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/exact_float32.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/manifest_decode.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/manifest_validate.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/postings_cid.cc

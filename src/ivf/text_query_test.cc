@@ -26,17 +26,22 @@ class TextQueryTest : public ::testing::Test {
     auto tgz = embed_test::WriteTemp("text_query.tgz", embed_test::FixtureTarball(embed_test::WinkJson(words_)));
     auto imported = ImportWinkEmbeddings(tgz.string(), store_);
     ASSERT_TRUE(imported.ok()) << imported.status().ToString();
-    // The publication: each fixture word's own vector, row i = word i.
+    // The publication: row i = what the runtime makes of fixture word i as a
+    // text (the package's own vector for ",", which the tokenizer never makes).
     dir_ = std::filesystem::temp_directory_path() / ("vigilo_text_query_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     std::ofstream f(dir_ / "words.fvecs", std::ios::binary);
     for (const embed_test::FixtureWord& w : words_) {
       int32_t d = 4;
       f.write(reinterpret_cast<const char*>(&d), 4);
-      for (const std::string& c : w.components) {
-        float v = std::strtof(c.c_str(), nullptr);
-        f.write(reinterpret_cast<const char*>(&v), 4);
+      std::vector<float> v;
+      for (const std::string& c : w.components) v.push_back(std::strtof(c.c_str(), nullptr));
+      if (w.word != ",") {
+        auto embedded = EmbedText(store_, imported->spec, w.word);
+        ASSERT_TRUE(embedded.ok()) << w.word << ": " << embedded.status().ToString();
+        v = *embedded;
       }
+      f.write(reinterpret_cast<const char*>(v.data()), 16);
     }
     f.close();
     BuildOptions o;

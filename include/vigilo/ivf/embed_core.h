@@ -89,7 +89,10 @@ Status CompareParityProbe(const EmbeddingSpec& spec, size_t probe, std::span<con
 inline constexpr std::string_view kStaticWordVectorsContract = "static-word-vectors-v1";
 inline constexpr std::string_view kWordsTokenizer = "vigilo-words-v1";
 inline constexpr std::string_view kWordsHash = "fnv1a64";
-inline constexpr std::string_view kWordsPooling = "mean-f64-l2";
+// The two poolings (docs/format/embedding.md §2.3): the plain mean, and
+// frequency-weighted vectors summed with the common direction removed.
+inline constexpr std::string_view kWordsPoolingMean = "mean-f64-l2";
+inline constexpr std::string_view kWordsPoolingSif = "sif-f64-l2";
 inline constexpr std::string_view kWordsTopPath = "embedding/words-top.bin";
 inline constexpr std::string_view kWordsPagesPath = "embedding/words-pages.bin";
 inline constexpr std::string_view kWordsBucketsPath = "embedding/words-buckets.bin";
@@ -106,15 +109,25 @@ Result<std::string> ApplyInputTemplate(std::string_view input_template, std::str
 Result<std::vector<std::string>> TokenizeWords(std::string_view text);
 uint64_t Fnv1a64(std::string_view bytes);
 
+enum class WordPooling { kMean, kSif };
+
 struct WordVectorsParameters {
   uint32_t buckets = 65536;
   uint32_t pages = 1024;
   uint64_t vocabulary = 0;
+  WordPooling pooling = WordPooling::kMean;
+  // kSif only. The importer scaled word r's vector (1-based rank in the
+  // package's order) by r / (r + word_weight_c); readers use the stored
+  // vectors as they are and need only `direction`, which pooling removes.
+  uint32_t word_weight_c = 0;
+  std::vector<float> direction;
   friend bool operator==(const WordVectorsParameters&, const WordVectorsParameters&) = default;
 };
 inline constexpr uint32_t kMaxWordBuckets = 1u << 24;
-// Exactly the members tokenizer, hash, pooling, buckets, pages, vocabulary;
-// InvalidFormat (with the member's path) otherwise.
+// Exactly the members tokenizer, hash, pooling, buckets, pages, vocabulary,
+// and for "sif-f64-l2" also word-weight-c and direction (finite numbers that
+// float32 holds exactly); InvalidFormat (with the member's path) otherwise.
+// That direction has the model's dimension is the runtime's check.
 Result<WordVectorsParameters> ParseWordVectorsParameters(const json::Value& parameters);
 json::Value WordVectorsParametersJson(const WordVectorsParameters& p);
 
@@ -176,5 +189,9 @@ void AppendWordBucket(const std::vector<std::string_view>& words, std::span<cons
 // divided by the count, L2-normalized in float64, rounded once to float32.
 // InvalidArgument when the mean is the zero vector.
 Result<std::vector<float>> PoolMeanL2(const std::vector<const float*>& rows, uint32_t dimension);
+// "sif-f64-l2": the rows (already weighted by the importer) summed in float64
+// in order, the sum's component along `direction` (dimension floats)
+// subtracted, L2-normalized in float64, rounded once to float32.
+Result<std::vector<float>> PoolSifL2(const std::vector<const float*>& rows, std::span<const float> direction);
 
 }  // namespace vigilo::ivf

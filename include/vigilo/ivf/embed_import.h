@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vigilo/common/result.h"
+#include "vigilo/ivf/embed_core.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/store/object_store.h"
 
@@ -21,6 +22,12 @@ inline constexpr std::string_view kEmbeddingSectionPath = "embedding.json";
 struct EmbedImportOptions {
   uint32_t buckets = 65536;
   uint32_t pages = 1024;
+  // kSif (the default): each word's vector is stored scaled by
+  // rank / (rank + word_weight_c), rank its 1-based place in the package's
+  // order (most frequent first), and the parameters carry the common
+  // direction that pooling removes. kMean: the package's vectors as they are.
+  WordPooling pooling = WordPooling::kSif;
+  uint32_t word_weight_c = 750;
   // The parity probes' texts. Empty: the importer writes three from words of
   // as few pages and buckets as it can (a cold reader fetches only those).
   std::vector<std::string> probe_inputs;
