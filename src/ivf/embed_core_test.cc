@@ -118,71 +118,56 @@ TEST(EmbedParameters, ParsesAndRoundTrips) {
   EXPECT_EQ(WordVectorsParametersJson(*sif), Params(kSifParams));
 }
 
-TEST(EmbedParameters, RefusesABadSifDirectionOrWeight) {
-  struct Case {
-    std::string json, path, message;
-  };
-  auto with = [](std::string from, std::string to) {
-    std::string s(kSifParams);
-    s.replace(s.find(from), from.size(), to);
-    return s;
-  };
-  const std::string dir = "[0.6000000238418579,0.800000011920929]";  // 0.6f, 0.8f
-  std::vector<Case> cases = {
-      {with("\"direction\":" + dir + ",", ""), "runtime.parameters.direction", "missing member"},
-      {with(dir, "[]"), "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
-      {with(dir, "\"0.6\""), "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
-      {with(dir, "[0.5,0.1]"), "runtime.parameters.direction[1]",
-       "a direction component must be a number a float32 holds exactly"},
-      {with(dir, "[0.5,null]"), "runtime.parameters.direction[1]", "expected a number, got null"},
-      {with(dir, "[0.5,1e39]"), "runtime.parameters.direction[1]",
-       "a direction component must be a number a float32 holds exactly"},
-      {with("\"word-weight-c\":750", "\"word-weight-c\":0"), "runtime.parameters.word-weight-c",
-       "must be an integer in [1, 4294967295]"},
-      {with(",\"word-weight-c\":750", ""), "runtime.parameters.word-weight-c", "missing member"},
-      {with("\"vocabulary\":5", "\"vocabulary\":5,\"weights\":1"), "runtime.parameters.weights",
-       "unknown parameter of static-word-vectors-v1 with pooling \"sif-f64-l2\""},
-  };
-  for (const Case& c : cases) {
-    auto p = ParseWordVectorsParameters(Params(c.json));
-    ASSERT_FALSE(p.ok()) << c.json;
-    EXPECT_EQ(p.status().code(), StatusCode::kInvalidFormat) << c.json;
-    EXPECT_EQ(p.status().path(), c.path) << c.json;
-    EXPECT_EQ(p.status().message(), c.message) << c.json;
+// Each case replaces `from` in `base` by `to`; the parse must fail with
+// exactly that path and message.
+struct ParameterEdit {
+  std::string from, to, path, message;
+};
+void ExpectParameterErrors(std::string_view base, const std::vector<ParameterEdit>& edits) {
+  for (const ParameterEdit& e : edits) {
+    std::string json(base);
+    ASSERT_NE(json.find(e.from), std::string::npos) << e.from;
+    json.replace(json.find(e.from), e.from.size(), e.to);
+    auto p = ParseWordVectorsParameters(Params(json));
+    ASSERT_FALSE(p.ok()) << json;
+    EXPECT_EQ(p.status().code(), StatusCode::kInvalidFormat) << json;
+    EXPECT_EQ(p.status().path(), e.path) << json;
+    EXPECT_EQ(p.status().message(), e.message) << json;
   }
 }
 
+TEST(EmbedParameters, RefusesABadSifDirectionOrWeight) {
+  const std::string dir = "[0.6000000238418579,0.800000011920929]";  // 0.6f, 0.8f
+  const std::string exact = "a direction component must be a number a float32 holds exactly";
+  ExpectParameterErrors(kSifParams, {
+      {"\"direction\":" + dir + ",", "", "runtime.parameters.direction", "missing member"},
+      {dir, "[]", "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
+      {dir, "\"0.6\"", "runtime.parameters.direction", "must be an array of 1 to 65536 numbers"},
+      {dir, "[0.5,0.1]", "runtime.parameters.direction[1]", exact},
+      {dir, "[0.5,null]", "runtime.parameters.direction[1]", "expected a number, got null"},
+      {dir, "[0.5,1e39]", "runtime.parameters.direction[1]", exact},
+      {"\"word-weight-c\":750", "\"word-weight-c\":0", "runtime.parameters.word-weight-c",
+       "must be an integer in [1, 4294967295]"},
+      {",\"word-weight-c\":750", "", "runtime.parameters.word-weight-c", "missing member"},
+      {"\"vocabulary\":5", "\"vocabulary\":5,\"weights\":1", "runtime.parameters.weights",
+       "unknown parameter of static-word-vectors-v1 with pooling \"sif-f64-l2\""},
+  });
+}
+
 TEST(EmbedParameters, RefusesWhatItDoesNotKnow) {
-  struct Case {
-    std::string json, path, message;
-  };
-  std::string base(kParams);
-  auto with = [&](std::string from, std::string to) {
-    std::string s = base;
-    s.replace(s.find(from), from.size(), to);
-    return s;
-  };
-  std::vector<Case> cases = {
-      {with("\"vocabulary\":5", "\"vocabulary\":5,\"extra\":1"), "runtime.parameters.extra",
+  ExpectParameterErrors(kParams, {
+      {"\"vocabulary\":5", "\"vocabulary\":5,\"extra\":1", "runtime.parameters.extra",
        "unknown parameter of static-word-vectors-v1 with pooling \"mean-f64-l2\""},
-      {with("vigilo-words-v1", "vigilo-words-v2"), "runtime.parameters.tokenizer",
+      {"vigilo-words-v1", "vigilo-words-v2", "runtime.parameters.tokenizer",
        "this runtime knows only \"vigilo-words-v1\""},
-      {with("fnv1a64", "murmur"), "runtime.parameters.hash", "this runtime knows only \"fnv1a64\""},
-      {with("mean-f64-l2", "max"), "runtime.parameters.pooling",
-       "this runtime knows only \"mean-f64-l2\" and \"sif-f64-l2\""},
-      {with("\"vocabulary\":5", "\"vocabulary\":5,\"word-weight-c\":750"), "runtime.parameters.word-weight-c",
+      {"fnv1a64", "murmur", "runtime.parameters.hash", "this runtime knows only \"fnv1a64\""},
+      {"mean-f64-l2", "max", "runtime.parameters.pooling", "this runtime knows only \"mean-f64-l2\" and \"sif-f64-l2\""},
+      {"\"vocabulary\":5", "\"vocabulary\":5,\"word-weight-c\":750", "runtime.parameters.word-weight-c",
        "unknown parameter of static-word-vectors-v1 with pooling \"mean-f64-l2\""},
-      {with("\"pages\":2", "\"pages\":3"), "runtime.parameters.pages", "pages must divide buckets"},
-      {with("\"buckets\":8", "\"buckets\":0"), "runtime.parameters.buckets", "must be an integer in [1, 16777216]"},
-      {with(",\"vocabulary\":5", ""), "runtime.parameters.vocabulary", "missing member"},
-  };
-  for (const Case& c : cases) {
-    auto p = ParseWordVectorsParameters(Params(c.json));
-    ASSERT_FALSE(p.ok()) << c.json;
-    EXPECT_EQ(p.status().code(), StatusCode::kInvalidFormat) << c.json;
-    EXPECT_EQ(p.status().path(), c.path) << c.json;
-    EXPECT_EQ(p.status().message(), c.message) << c.json;
-  }
+      {"\"pages\":2", "\"pages\":3", "runtime.parameters.pages", "pages must divide buckets"},
+      {"\"buckets\":8", "\"buckets\":0", "runtime.parameters.buckets", "must be an integer in [1, 16777216]"},
+      {",\"vocabulary\":5", "", "runtime.parameters.vocabulary", "missing member"},
+  });
 }
 
 WordsTop SmallTop() {
