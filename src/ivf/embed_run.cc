@@ -22,49 +22,48 @@ Status EmbedRun::Supply(const std::vector<std::vector<uint8_t>>& responses) {
   return Supply(std::span<const std::span<const uint8_t>>(views));
 }
 
-Result<std::vector<float>> PoolMeanL2(const std::vector<const float*>& rows, uint32_t dimension) {
-  if (rows.empty()) return InvalidArgument("no word of the text is in the model's vocabulary");
-  std::vector<double> sum(dimension, 0.0);
-  for (const float* row : rows) {
-    for (uint32_t d = 0; d < dimension; ++d) sum[d] += static_cast<double>(row[d]);
-  }
-  const double count = static_cast<double>(rows.size());
-  double squares = 0;
-  for (uint32_t d = 0; d < dimension; ++d) {
-    sum[d] /= count;
-    squares += sum[d] * sum[d];
-  }
-  const double norm = std::sqrt(squares);
-  if (!(norm > 0) || !std::isfinite(norm)) {
-    return InvalidArgument("the mean of the text's word vectors has no direction (zero or not finite)");
-  }
-  std::vector<float> out(dimension);
-  for (uint32_t d = 0; d < dimension; ++d) out[d] = static_cast<float>(sum[d] / norm);
-  return out;
-}
+namespace {
 
-Result<std::vector<float>> PoolSifL2(const std::vector<const float*>& rows, std::span<const float> direction) {
-  if (rows.empty()) return InvalidArgument("no word of the text is in the model's vocabulary");
-  const size_t dimension = direction.size();
+// The rows summed per component in float64, in order.
+std::vector<double> SumRows(const std::vector<const float*>& rows, size_t dimension) {
   std::vector<double> sum(dimension, 0.0);
   for (const float* row : rows) {
     for (size_t d = 0; d < dimension; ++d) sum[d] += static_cast<double>(row[d]);
   }
-  double along = 0;
-  for (size_t d = 0; d < dimension; ++d) along += sum[d] * static_cast<double>(direction[d]);
+  return sum;
+}
+
+// v / |v| (the norm in float64, squares summed in order), each component
+// rounded once to float32; InvalidArgument `no_direction` when the norm is 0
+// or not finite.
+Result<std::vector<float>> UnitFloat32(const std::vector<double>& v, const char* no_direction) {
   double squares = 0;
-  for (size_t d = 0; d < dimension; ++d) {
-    sum[d] -= along * static_cast<double>(direction[d]);
-    squares += sum[d] * sum[d];
-  }
+  for (double x : v) squares += x * x;
   const double norm = std::sqrt(squares);
-  if (!(norm > 0) || !std::isfinite(norm)) {
-    return InvalidArgument(
-        "the text's word vectors have no direction once the model's common direction is removed (zero or not finite)");
-  }
-  std::vector<float> out(dimension);
-  for (size_t d = 0; d < dimension; ++d) out[d] = static_cast<float>(sum[d] / norm);
+  if (!(norm > 0) || !std::isfinite(norm)) return InvalidArgument(no_direction);
+  std::vector<float> out(v.size());
+  for (size_t d = 0; d < v.size(); ++d) out[d] = static_cast<float>(v[d] / norm);
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<float>> PoolMeanL2(const std::vector<const float*>& rows, uint32_t dimension) {
+  if (rows.empty()) return InvalidArgument("no word of the text is in the model's vocabulary");
+  std::vector<double> mean = SumRows(rows, dimension);
+  const double count = static_cast<double>(rows.size());
+  for (double& x : mean) x /= count;
+  return UnitFloat32(mean, "the mean of the text's word vectors has no direction (zero or not finite)");
+}
+
+Result<std::vector<float>> PoolSifL2(const std::vector<const float*>& rows, std::span<const float> direction) {
+  if (rows.empty()) return InvalidArgument("no word of the text is in the model's vocabulary");
+  std::vector<double> sum = SumRows(rows, direction.size());
+  double along = 0;
+  for (size_t d = 0; d < sum.size(); ++d) along += sum[d] * static_cast<double>(direction[d]);
+  for (size_t d = 0; d < sum.size(); ++d) sum[d] -= along * static_cast<double>(direction[d]);
+  return UnitFloat32(
+      sum, "the text's word vectors have no direction once the model's common direction is removed (zero or not finite)");
 }
 
 namespace {
