@@ -42,15 +42,18 @@ perl -e 'my %hyp; open my $h, "<", $ARGV[0] or die; while (<$h>) { chomp; my ($s
   for my $r (@rows) { next if $r->[0] % 30 || !$hyp{$r->[1]}; my @t = grep { defined } map { $id{$_} } @{$hyp{$r->[1]}};
     next unless @t; my ($first) = split /, /, $r->[2]; (my $g = $r->[3]) =~ s/\\(.)/$1/g; $g =~ s/\t/ /g;
     print join("\t", $r->[0], join(",", @t), $first, $g), "\n" }' "$work/hypernyms.txt" "$work/nouns.jsonl" >"$work/sample.tsv"
+# One model per pooling, imported once.
+for pooling in mean sif; do
+  "$vigilo" embed import "$tarball" --out "$work/$pooling/model" --pooling "$pooling" -q >/dev/null
+done
 # Sampled synsets whose first lemma or gloss has no word of the model's
 # vocabulary cannot be queried by text: embed check lists them, and they are
 # dropped from the sample (the same for both poolings: same vocabulary).
-"$vigilo" embed import "$tarball" --out "$work/check-model" -q >/dev/null
 perl -F'\t' -lane 'print "{\"lemma\":\"" . esc($F[2]) . "\",\"gloss\":\"" . esc($F[3]) . "\"}";
   sub esc { my $s = shift; $s =~ s/(["\\])/\\$1/g; $s =~ s/([\x00-\x1f])/sprintf("\\u%04x", ord $1)/ge; $s }' \
   "$work/sample.tsv" >"$work/sample.jsonl"
 for field in lemma gloss; do
-  "$vigilo" embed check "$work/sample.jsonl" --model "$work/check-model" --text-field "$field" -q | cut -f1
+  "$vigilo" embed check "$work/sample.jsonl" --model "$work/sif/model" --text-field "$field" -q | cut -f1
 done | sort -un >"$work/unembeddable.txt"
 awk 'NR == FNR { drop[$1 + 1] = 1; next } !(FNR in drop)' "$work/unembeddable.txt" "$work/sample.tsv" >"$work/sample.kept"
 dropped=$(wc -l <"$work/unembeddable.txt")
@@ -59,8 +62,7 @@ samples=$(wc -l <"$work/sample.tsv")
 
 # score POOLING: prints "lemma_hits gloss_hits".
 score() {
-  local pooling=$1 dir=$work/$1
-  "$vigilo" embed import "$tarball" --out "$dir/model" --pooling "$pooling" -q >/dev/null
+  local dir=$work/$1
   "$vigilo" index build "$work/nouns.jsonl" --embed-model "$dir/model" --text-field text --key id -q -o "$dir/pub" >/dev/null
   local nlist
   nlist=$(grep -o '"nlist":[0-9]*' "$dir/pub/manifest.json" | cut -d: -f2)
