@@ -75,6 +75,22 @@ TEST(EmbedImport, AProbeTextWithoutAWordIsRefusedBeforeReading) {
   EXPECT_EQ(invalid.status().path(), "parity probe 0");
 }
 
+// A zero weight constant would weigh every word 1 (rank / rank): refused
+// before the tarball is opened; a mean import does not use it.
+TEST(EmbedImport, AZeroWordWeightConstantIsRefusedBeforeReading) {
+  store::MemoryStore out;
+  EmbedImportOptions options;
+  options.word_weight_c = 0;
+  auto r = ImportWinkEmbeddings("/nonexistent/model.tgz", out, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "the word weight constant c must be at least 1");
+  options.pooling = WordPooling::kMean;
+  auto mean = ImportWinkEmbeddings("/nonexistent/model.tgz", out, options);
+  ASSERT_FALSE(mean.ok());
+  EXPECT_NE(mean.status().message(), "the word weight constant c must be at least 1");
+}
+
 TEST(EmbedImport, NotAGzip) {
   Status s = ImportBytes("plain.tgz", "{\"not\": \"gzip\"}");
   ExpectError(s, StatusCode::kInvalidFormat, TempPath("plain.tgz"), "not a gzip file (an npm tarball is a .tgz)");
