@@ -1,4 +1,4 @@
-// service::ParseProfile on arbitrary bytes (the evaluation profile `vigilo
+// engine::ParseProfile on arbitrary bytes (the evaluation profile `vigilo
 // run plan --profile` reads). Invariants: no crash or sanitizer report; an
 // accepted profile keeps its documented bounds (chunk size 1..100, shards
 // 1..128, gates strictly ordered by id, every gate naming a listed
@@ -10,7 +10,7 @@
 
 #include "vigilo/cases/run_configuration.h"
 #include "vigilo/json/parse.h"
-#include "vigilo/service/run_profile.h"
+#include "vigilo/engine/run_profile.h"
 
 namespace {
 
@@ -28,9 +28,9 @@ const vigilo::cases::TypedCase& SampleCase() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  auto profile = vigilo::service::ParseProfile(bytes);
+  auto profile = vigilo::engine::ParseProfile(bytes);
   if (!profile.ok()) return 0;
-  const vigilo::service::EvaluationProfile& p = *profile;
+  const vigilo::engine::EvaluationProfile& p = *profile;
   if (p.chunk_size < 1 || p.chunk_size > 100 || p.shard_count < 1 || p.shard_count > 128) std::abort();
   for (size_t g = 1; g < p.gates.size(); ++g) {
     if (!(p.gates[g - 1].gate_id < p.gates[g].gate_id)) std::abort();
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto hash = vigilo::cases::CanonicalJsonHash(p.document);
   if (!hash.ok() || *hash != p.profile_hash) std::abort();
-  auto decision = vigilo::service::DecideCase(p, SampleCase());
+  auto decision = vigilo::engine::DecideCase(p, SampleCase());
   if (decision.ok()) {
     for (uint32_t g : decision->gates) {
       if (g >= p.gates.size()) std::abort();

@@ -1,5 +1,5 @@
 // `vigilo dataset ingest FILE --store SPEC`: a dataset file in, a verified
-// dataset published under a name out (service::IngestDataset does the
+// dataset published under a name out (engine::IngestDataset does the
 // work; this file turns flags into its request and its result into output).
 #include <memory>
 #include <optional>
@@ -12,8 +12,8 @@
 #include "progress.h"
 #include "published_roots.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
-#include "vigilo/service/dataset_ingest.h"
+#include "vigilo/control/control_store.h"
+#include "vigilo/engine/dataset_ingest.h"
 #include "vigilo/store/config.h"
 #include "vigilo/store/governor.h"
 
@@ -40,20 +40,20 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 }
 
 // --format, else the file name: .jsonl/.ndjson are JSON Lines.
-Result<service::InputFormat> ChooseFormat(const IngestArgs& a) {
-  if (a.format == "json") return service::InputFormat::kDatasetJson;
-  if (a.format == "jsonl") return service::InputFormat::kCaseLines;
+Result<engine::InputFormat> ChooseFormat(const IngestArgs& a) {
+  if (a.format == "json") return engine::InputFormat::kDatasetJson;
+  if (a.format == "jsonl") return engine::InputFormat::kCaseLines;
   if (!a.format.empty()) return InvalidArgument("--format: expected json or jsonl, got '" + a.format + "'");
-  if (EndsWith(a.file, ".jsonl") || EndsWith(a.file, ".ndjson")) return service::InputFormat::kCaseLines;
-  return service::InputFormat::kDatasetJson;
+  if (EndsWith(a.file, ".jsonl") || EndsWith(a.file, ".ndjson")) return engine::InputFormat::kCaseLines;
+  return engine::InputFormat::kDatasetJson;
 }
 
 // Everything the flags decide, checked before any input is read.
-Result<service::IngestInput> InputFromFlags(const IngestArgs& a) {
-  service::IngestInput input;
+Result<engine::IngestInput> InputFromFlags(const IngestArgs& a) {
+  engine::IngestInput input;
   input.path = a.file;
   VIGILO_ASSIGN_OR_RETURN(input.format, ChooseFormat(a));
-  bool lines = input.format == service::InputFormat::kCaseLines;
+  bool lines = input.format == engine::InputFormat::kCaseLines;
   if (lines) {
     if (a.dataset_id.empty()) return InvalidArgument("--dataset-id is required for JSON Lines input");
     input.lines.dataset_id = a.dataset_id;
@@ -86,9 +86,9 @@ std::string_view PhaseLabel(const std::string& phase) {
 }
 
 Status Ingest(const IngestArgs& a) {
-  VIGILO_ASSIGN_OR_RETURN(service::IngestInput input, InputFromFlags(a));
+  VIGILO_ASSIGN_OR_RETURN(engine::IngestInput input, InputFromFlags(a));
   VIGILO_ASSIGN_OR_RETURN(cases::BudgetConfig budget, BudgetFromFlags(a.budget));
-  service::IngestOptions options;
+  engine::IngestOptions options;
   options.name = a.name;
   options.replace = a.replace;
   options.budget = budget;
@@ -106,20 +106,20 @@ Status Ingest(const IngestArgs& a) {
   InterruptCancels interrupt(cancel);
   Progress bar = Progress::ForStderr(a.quiet);
   options.cancel = &cancel;
-  options.progress = [&bar](const service::IngestProgress& p) {
+  options.progress = [&bar](const engine::IngestProgress& p) {
     if (p.phase == "reading" || p.phase == "writing") {
       bar.Update(PhaseLabel(p.phase), p.bytes, p.total_bytes);
     } else {
       bar.Update(PhaseLabel(p.phase), p.cases, 0);
     }
   };
-  Result<service::IngestResult> done = service::IngestDataset(input, options, opened->target);
+  Result<engine::IngestResult> done = engine::IngestDataset(input, options, opened->target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
-  const service::IngestResult& r = *done;
+  const engine::IngestResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(service::RootOutcomeName(r.outcome))));
+    rec.Add("outcome", json::Value(std::string(engine::RootOutcomeName(r.outcome))));
     rec.Add("name", json::Value(r.name));
     rec.Add("version", json::Value::Uint(r.root_version));
     rec.Add("root", r.root.ToJson());
@@ -140,17 +140,17 @@ Status Ingest(const IngestArgs& a) {
   // The root reference on stdout (the next command's input); what happened
   // in words on stderr.
   VIGILO_RETURN_IF_ERROR(PrintSeedObject(r.root.ToJson(), a.output));
-  if (!a.quiet && !a.derive_ids.empty() && r.outcome != service::IngestOutcome::kUnchanged) {
+  if (!a.quiet && !a.derive_ids.empty() && r.outcome != engine::IngestOutcome::kUnchanged) {
     std::fprintf(stderr,
                  "vigilo: every case was given the id UUIDv5(%s); the ids are part of the stored cases and of the "
                  "dataset hash\n",
                  a.derive_ids.c_str());
   }
   if (!a.quiet) {
-    std::string what = r.outcome == service::IngestOutcome::kUnchanged
+    std::string what = r.outcome == engine::IngestOutcome::kUnchanged
                            ? "unchanged: '" + r.name + "' already holds this dataset (version " +
                                  std::to_string(r.root_version) + ")"
-                           : std::string(service::RootOutcomeName(r.outcome)) + " '" + r.name + "' version " +
+                           : std::string(engine::RootOutcomeName(r.outcome)) + " '" + r.name + "' version " +
                                  std::to_string(r.root_version) + ": " + std::to_string(r.manifest.case_count) +
                                  " cases, " + std::to_string(r.objects_written) + " objects written" +
                                  (r.objects_replayed > 0

@@ -1,6 +1,6 @@
 // `vigilo dataset list|show|verify|export|cases` on a packed dataset, read
 // through every REF form (@FILE, -, inline JSON, a path) and --store DIR.
-// Names need a published root (`dataset ingest`); the service test covers them.
+// Names need a published root (`dataset ingest`); the engine test covers them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -178,8 +178,8 @@ TEST_F(DatasetReadCliTest, WhereTheObjectsAreRead) {
   // A REF without --store needs its storage alias configured.
   CliRun no_store = Vigilo("dataset show @" + *ref_file_);
   EXPECT_EQ(no_store.exit_code, 2);
-  EXPECT_EQ(no_store.err, "vigilo: invalid_argument: a reference needs --store SPEC: its storage alias \"local\" is "
-                          "not configured in " +
+  EXPECT_EQ(no_store.err, "vigilo: invalid_argument: --store: a reference needs a store to read from: its storage "
+                          "alias \"local\" is not configured in " +
                               empty_stores_ + "\n");
   // A name with nothing published.
   CliRun unknown = Vigilo("dataset export capitals");

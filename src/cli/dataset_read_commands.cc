@@ -1,5 +1,5 @@
 // `vigilo dataset list|show|verify|export|cases`: published datasets read
-// back (service/dataset_read.h). A NAME is looked up in the control store
+// back (engine/dataset_read.h). A NAME is looked up in the control store
 // and read from the store its publishing attempt wrote to; a REF (@FILE, -,
 // inline JSON, or a path) from --store, or from the configured alias its
 // storage_alias names. Every object is verified before it is used.
@@ -17,10 +17,10 @@
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/control_store.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/parquet/writer.h"
-#include "vigilo/service/dataset_read.h"
+#include "vigilo/engine/dataset_read.h"
 #include "vigilo/store/config.h"
 
 namespace vigilo::cli {
@@ -49,7 +49,7 @@ Status List(const ReadArgs& args) {
 
 Status Show(const ReadArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
-  auto overview = service::ShowDataset(opened.resolved.root, opened.budget, opened.fetch);
+  auto overview = engine::ShowDataset(opened.resolved.root, opened.budget, opened.fetch);
   if (!overview.ok()) return UnderFlag(overview.status());
   const cases::DatasetManifest& m = overview->manifest;
   Record r;
@@ -113,7 +113,7 @@ Status Export(const ReadArgs& args) {
     if (!file) return WriteStdout(bytes);
     return file->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   };
-  auto exported = service::ExportDataset(opened.resolved.root, opened.budget, opened.fetch, out);
+  auto exported = engine::ExportDataset(opened.resolved.root, opened.budget, opened.fetch, out);
   Status status = exported.status();
   if (file) {
     Status closed = file->Close();
@@ -129,7 +129,7 @@ Status Export(const ReadArgs& args) {
 Status Cases(const ReadArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
   std::string line_out;
-  auto read = service::ReadDatasetCases(opened.resolved.root, opened.budget, opened.fetch, args.from, args.to,
+  auto read = engine::ReadDatasetCases(opened.resolved.root, opened.budget, opened.fetch, args.from, args.to,
                                         [&](const cases::CaseRecord&, std::string_view line) {
                                           line_out.assign(line);
                                           line_out.push_back('\n');

@@ -14,7 +14,9 @@
 #include "index_io.h"
 #include "output.h"
 #include "progress.h"
+#include "published_roots.h"
 
+#include "vigilo/engine/publication.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
@@ -251,18 +253,20 @@ json::Value EmbeddingSummary(const ivf::Manifest& m) {
 }
 
 Status Inspect(const std::string& path, const OutputFlags& output) {
-  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(path));
-  const ivf::Manifest& m = loaded.manifest;
-  VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, ivf::InspectPublication(m, *loaded.store));
-  VIGILO_ASSIGN_OR_RETURN(json::Value source_columns, SourceColumns(m, *loaded.store, &shape.footer_bytes_read));
+  VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(path, /*use_cache=*/false));
+  engine::Publication& publication = *opened.publication;
+  const ivf::Manifest& m = publication.manifest();
+  VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, publication.Inspect());
+  VIGILO_ASSIGN_OR_RETURN(json::Value source_columns, SourceColumns(m, publication.store(), &shape.footer_bytes_read));
+  const uint64_t manifest_bytes = publication.manifest_bytes();
   Record bytes;
-  bytes.Add("manifest", json::Value::Uint(loaded.bytes));
+  bytes.Add("manifest", json::Value::Uint(manifest_bytes));
   bytes.Add("centroids", json::Value::Uint(shape.centroids_bytes));
   bytes.Add("postings", json::Value::Uint(shape.postings_bytes));
   bytes.Add("source", json::Value::Uint(shape.source_bytes));
   bytes.Add("embedding", json::Value::Uint(shape.embedding_bytes));
   bytes.Add("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
-                                       shape.embedding_bytes + loaded.bytes));
+                                       shape.embedding_bytes + manifest_bytes));
   Record r;
   AddIndexSummary(r, m);
   r.Add("empty_lists", json::Value::Uint(shape.empty_lists));
@@ -298,25 +302,6 @@ void PrintFetchStats(const char* phase, const ivf::FetchStats& s) {
                static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(s.cache_hits));
 }
 
-// The requested payload columns of every hit, from the source table
-// (ivf::SourceLookup), or nothing when none are requested.
-Result<ivf::SourceRows> PayloadOf(ivf::PublicationReader& reader, store::ObjectStore& objects,
-                                  const ivf::QueryResult& result, const std::vector<std::string>& columns,
-                                  ivf::FetchStats* stats) {
-  if (columns.empty()) return ivf::SourceRows{};
-  const ivf::Manifest& m = reader.manifest();
-  const std::string& key = m.index.source_key[0].name;
-  for (const std::string& c : columns) {
-    if (c == key || c == "_distance" || c == "query" || c == "rank") {
-      return InvalidArgument("--columns: '" + c + "' is printed already");
-    }
-  }
-  if (m.source && m.source->key != key) {
-    return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
-  }
-  return ivf::LookupSource(reader, objects, result.keys.integers, columns, stats);
-}
-
 // A query with fewer than k hits is said on stderr (in both output modes;
 // stdout keeps one record per hit): the index is smaller than k, or the
 // nprobe lists probed hold fewer rows.
@@ -342,46 +327,25 @@ Status Query(const QueryArgs& a) {
   if (!a.texts.empty() && (!a.format.empty() || !a.vector_field.empty())) {
     return InvalidArgument("--format and --vector-field describe --queries; --text needs neither");
   }
-  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest, !a.no_cache));
-  const ivf::Manifest* manifest = &loaded.manifest;
-  ivf::PublicationReader reader(*manifest);
-  // --text: the publication's own model embeds each text (its parity probe
-  // first); its first round also fetches the centroids, which the query run
-  // then reads from `query_store` without a request.
-  ivf::FetchStats embedded;
-  std::unique_ptr<store::ObjectStore> text_store;
-  std::vector<std::vector<float>> queries;
-  if (!a.texts.empty()) {
-    VIGILO_ASSIGN_OR_RETURN(ivf::EmbeddedQueries e, ivf::EmbedQueryTexts(reader, *loaded.store, a.texts, &embedded));
-    queries = std::move(e.vectors);
-    text_store = std::move(e.store);
-  } else {
-    VIGILO_ASSIGN_OR_RETURN(queries, LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
+  VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(a.manifest, !a.no_cache));
+  engine::Publication& publication = *opened.publication;
+  const ivf::Manifest* manifest = &publication.manifest();
+  engine::SearchRequest request;
+  request.texts = a.texts;
+  if (a.texts.empty()) {
+    VIGILO_ASSIGN_OR_RETURN(request.vectors,
+                            LoadQueries(QuerySource{a.vector, a.queries, a.format, a.vector_field}, *manifest));
   }
-  store::ObjectStore& query_store = text_store ? *text_store : *loaded.store;
-  const size_t query_count = queries.size();
-  ivf::QueryOptions options;
-  options.k = a.k;
-  options.nprobe = a.nprobe;
-  options.screen = !a.no_screen;
-  // A publication whose key was generated (`_row`) answers with row
-  // positions users never chose, so without --columns its hits carry the
-  // first payload column that is not a list: the user's own id when it is
-  // the input's first column (docs/cli.md).
-  std::vector<std::string> payload_columns = a.columns;
-  if (payload_columns.empty() && manifest->source && manifest->source->key == ivf::kGeneratedKeyName) {
-    for (const ivf::Field& f : manifest->source->columns) {
-      if (f.name == manifest->source->key || f.type.kind == ivf::ColumnType::Kind::kFloatList) continue;
-      payload_columns.push_back(f.name);
-      break;
-    }
-  }
-  ivf::FetchStats fetched[3];  // the manifest (one whole-object Get), the query run, the payload lookup
-  fetched[0] = ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = loaded.bytes, .cache_hits = 0};
-  VIGILO_ASSIGN_OR_RETURN(ivf::QueryResult result,
-                          ivf::RunQuery(reader, query_store, std::move(queries), options, &fetched[1]));
-  VIGILO_ASSIGN_OR_RETURN(ivf::SourceRows payload,
-                          PayloadOf(reader, query_store, result, payload_columns, &fetched[2]));
+  request.k = a.k;
+  request.nprobe = a.nprobe;
+  request.screen = !a.no_screen;
+  request.columns = a.columns;
+  Result<engine::SearchResult> searched = publication.Search(request);
+  if (!searched.ok()) return UnderFlag(searched.status());
+  const ivf::QueryResult& result = searched->result;
+  const std::vector<std::string>& payload_columns = searched->payload_columns;
+  const ivf::SourceRows& payload = searched->payload;
+  const size_t query_count = searched->queries;
   // One row per hit: the query, the rank, the key under its own name, the
   // distance, then the payload columns. Key and payload values arrive as
   // JSON text (KeyJson, SourceRows) and are parsed back into values.
@@ -407,12 +371,13 @@ Status Query(const QueryArgs& a) {
   }
   ReportShortQueries(result, query_count, a, manifest->index.ntotal);
   if (a.stats) {
-    PrintFetchStats("manifest", fetched[0]);
-    if (!a.texts.empty()) PrintFetchStats("embed", embedded);
-    PrintFetchStats("query", fetched[1]);
-    if (!payload_columns.empty()) PrintFetchStats("payload", fetched[2]);
-    ivf::FetchStats total = embedded;
-    for (const ivf::FetchStats& f : fetched) total += f;
+    const ivf::FetchStats manifest_fetch = publication.manifest_fetch();
+    PrintFetchStats("manifest", manifest_fetch);
+    if (!a.texts.empty()) PrintFetchStats("embed", searched->embed);
+    PrintFetchStats("query", searched->query);
+    if (!payload_columns.empty()) PrintFetchStats("payload", searched->lookup);
+    ivf::FetchStats total = searched->embed;
+    for (const ivf::FetchStats& f : {manifest_fetch, searched->query, searched->lookup}) total += f;
     PrintFetchStats("total", total);
   }
   return PrintTable(columns, rows, a.output);

@@ -51,15 +51,12 @@ double Rounded(double v, int digits) {
 
 // ---- The exact ground truth over --base ----
 
-// $XDG_CACHE_HOME/vigilo/ground-truth when XDG_CACHE_HOME is an absolute
-// path (the XDG rule: a relative one is ignored), else
-// $HOME/.cache/vigilo/ground-truth.
-Result<std::string> GroundTruthCacheDir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/vigilo/ground-truth";
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && home[0] == '/') return std::string(home) + "/.cache/vigilo/ground-truth";
-  return InvalidArgument("--base: no cache directory for the ground truth: set XDG_CACHE_HOME or HOME");
+// The context's ground-truth directory (engine::Settings:
+// $XDG_CACHE_HOME/vigilo/ground-truth, else ~/.cache/vigilo/ground-truth).
+Result<std::string> GroundTruthCacheDir(const engine::Context& context) {
+  const std::string& dir = context.settings().ground_truth_directory;
+  if (dir.empty()) return InvalidArgument("--base: no cache directory for the ground truth: set XDG_CACHE_HOME or HOME");
+  return dir;
 }
 
 // The cache file's name: what the neighbours depend on besides the base
@@ -202,9 +199,9 @@ Result<ivf::GroundTruth> ComputeGroundTruth(const EvalArgs& a, const ivf::Manife
 }
 
 // The cached ground truth for these queries, or one computed now and cached.
-Result<ivf::GroundTruth> BaseGroundTruth(const EvalArgs& a, const ivf::Manifest& m,
+Result<ivf::GroundTruth> BaseGroundTruth(const engine::Context& context, const EvalArgs& a, const ivf::Manifest& m,
                                          const std::vector<std::vector<float>>& queries) {
-  VIGILO_ASSIGN_OR_RETURN(std::string dir, GroundTruthCacheDir());
+  VIGILO_ASSIGN_OR_RETURN(std::string dir, GroundTruthCacheDir(context));
   VIGILO_ASSIGN_OR_RETURN(std::string name, GroundTruthCacheName(m, a.k, queries));
   const std::string path = dir + "/" + name;
   store::LocalStoreOptions options;
@@ -235,23 +232,23 @@ Result<ivf::GroundTruth> BaseGroundTruth(const EvalArgs& a, const ivf::Manifest&
 }
 
 Status Eval(const EvalArgs& a) {
-  VIGILO_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(a.manifest));
-  VIGILO_ASSIGN_OR_RETURN(auto queries,
-                          LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, loaded.manifest));
+  VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(a.manifest, /*use_cache=*/false));
+  const ivf::Manifest& manifest = opened.publication->manifest();
+  VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, manifest));
   ivf::GroundTruth truth;
   if (!a.ground_truth.empty()) {
     VIGILO_ASSIGN_OR_RETURN(truth, ivf::ReadGroundTruth(a.ground_truth));
   } else {
-    VIGILO_ASSIGN_OR_RETURN(truth, BaseGroundTruth(a, loaded.manifest, queries));
+    VIGILO_ASSIGN_OR_RETURN(truth, BaseGroundTruth(*opened.context, a, manifest, queries));
   }
-  ivf::PublicationReader reader(loaded.manifest);
+  ivf::PublicationReader reader(manifest);
   ivf::EvalOptions o;
   o.k = a.k;
   o.nprobes = a.nprobes;
   o.batch = a.batch;
   o.warmup = a.warmup;
   o.screen = !a.no_screen;
-  VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, *loaded.store, queries, truth, o));
+  VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, opened.publication->store(), queries, truth, o));
   // JSON: every measurement at full precision. Text: the columns a reader
   // compares, rounded (recall to 4 digits, rates to whole units).
   std::vector<Record> rows;

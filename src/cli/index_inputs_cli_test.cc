@@ -128,6 +128,41 @@ TEST(IndexInputsCliTest, EveryIndexCommandTakesThePublicationDirectory) {
   EXPECT_EQ(none.err, "vigilo: not_found: " + empty + "/manifest.json: cannot open: No such file or directory\n");
 }
 
+// ALIAS:KEY names a publication inside a configured store: every index
+// command answers as it does for the path (issue 33), and the key may be
+// the manifest or the publication's prefix.
+TEST(IndexInputsCliTest, EveryIndexCommandReadsAnAliasKeyAsItsPath) {
+  const std::string& pub = Publication();
+  const std::filesystem::path parent = std::filesystem::path(pub).parent_path();
+  const std::string stores = TempPath("alias-stores.json");
+  WriteFile(stores, R"({"version":1,"stores":{"shelf":{"url":"file://)" + parent.string() + R"("}}})");
+  const std::string name = std::filesystem::path(pub).filename().string();
+  const vigilo::cli_test::Invocation with_stores{vigilo::cli_test::ProcessDir(), "VIGILO_STORES=" + stores, false};
+  const std::string query = " --vector [33,1,2,3] -k 3 --nprobe 4 --json";
+  CliRun by_path = Vigilo("index query " + pub + "/manifest.json" + query);
+  ASSERT_EQ(by_path.exit_code, 0) << by_path.err;
+  for (const std::string& key : {name + "/manifest.json", name, name + "/"}) {
+    CliRun by_alias = vigilo::cli_test::RunVigilo(with_stores, "index query shelf:" + key + query);
+    EXPECT_EQ(by_alias.exit_code, 0) << key << ": " << by_alias.err;
+    EXPECT_EQ(by_alias.out, by_path.out) << key;
+  }
+  for (const char* command : {"inspect", "verify"}) {
+    CliRun by_file = Vigilo(std::string("index ") + command + " " + pub + "/manifest.json --json");
+    CliRun by_alias =
+        vigilo::cli_test::RunVigilo(with_stores, std::string("index ") + command + " shelf:" + name + " --json");
+    EXPECT_EQ(by_alias.exit_code, 0) << command << ": " << by_alias.err;
+    EXPECT_EQ(by_alias.out, by_file.out) << command;
+  }
+  // A missing publication is named as typed; an alias nobody configured says so.
+  CliRun none = vigilo::cli_test::RunVigilo(with_stores, "index inspect shelf:nothing-here");
+  EXPECT_EQ(none.exit_code, kExitNotFound) << none.err;
+  EXPECT_EQ(none.err.rfind("vigilo: not_found: shelf:nothing-here/manifest.json: ", 0), 0u) << none.err;
+  CliRun unknown = vigilo::cli_test::RunVigilo(with_stores, "index inspect attic:" + name);
+  EXPECT_EQ(unknown.exit_code, kExitUsage) << unknown.err;
+  EXPECT_EQ(unknown.err, "vigilo: invalid_argument: no store alias \"attic\" is configured in " + stores +
+                             "; for a local path write ./attic:" + name + "\n");
+}
+
 // Fewer than k hits is said on stderr, in both output modes, with the reason.
 TEST(IndexInputsCliTest, FewerThanKHitsIsReported) {
   const std::string& pub = Publication();

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "context.h"
 #include "index_io.h"
 #include "output.h"
 #include "vigilo/ivf/manifest.h"
@@ -137,7 +138,8 @@ Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::strin
 }
 
 Status Verify(const VerifyArgs& a) {
-  VIGILO_ASSIGN_OR_RETURN(PublicationStore publication, OpenPublicationStore(a.manifest));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  VIGILO_ASSIGN_OR_RETURN(engine::PublicationLocation publication, engine::LocatePublication(*context, a.manifest));
   const Level level = a.level();
   ivf::VerifyReport r;
   if (level == Level::kFull) {

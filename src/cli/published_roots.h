@@ -12,8 +12,10 @@
 #include "vigilo/cases/budget.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/control/control_store.h"
-#include "vigilo/service/dataset_read.h"
-#include "vigilo/service/write_target.h"
+#include "vigilo/engine/context.h"
+#include "vigilo/engine/dataset_read.h"
+#include "vigilo/engine/roots.h"
+#include "vigilo/engine/write_target.h"
 #include "vigilo/store/config.h"
 
 namespace vigilo::cli {
@@ -30,11 +32,9 @@ inline constexpr const char* kStoresFlagHelp =
 void AddRootTargetFlags(CLI::App* command, const char* positional, const char* description, std::string* target,
                         std::string* store_spec, std::string* stores_file);
 
-// The control store if it exists (a read never creates one).
-Result<std::unique_ptr<control::ControlStore>> OpenExistingControl();
-
 struct OpenedRoot {
-  service::ResolvedRoot resolved;
+  std::unique_ptr<engine::Context> context;  // what `stores` and `fetch` read through
+  engine::ResolvedRoot resolved;
   cases::BudgetConfig budget;
   std::unique_ptr<store::StoreSet> stores;
   cases::ObjectBytesFetch fetch;
@@ -46,21 +46,18 @@ struct OpenedRoot {
 Result<OpenedRoot> OpenPublishedRoot(const std::string& target, const std::string& store_spec,
                                      const std::string& stores_file, const BudgetFlags& budget, control::Namespace ns);
 
-// Where a publishing command writes: the store `store_spec` names, opened
-// writable (its root directory created when `create_root`), its ledger id,
-// the control store, and the WriteTarget over them (the process's default
-// governor and wall clock). Heap-allocated: the target points into it.
+// Where a publishing command writes (engine::OpenWriteSession) and the
+// Context it writes through. Heap-allocated: the target points into it.
 struct OpenedWriteTarget {
-  store::StoreConfig config;
-  store::ResolvedStore resolved;
-  std::unique_ptr<control::ControlStore> control;
-  service::WriteTarget target;
+  std::unique_ptr<engine::Context> context;
+  std::unique_ptr<engine::WriteSession> session;
+  engine::WriteTarget& target;
 };
 Result<std::unique_ptr<OpenedWriteTarget>> OpenWriteTarget(const std::string& store_spec,
                                                            const std::string& stores_file, bool create_root);
 
 // The name, version and publication time of a named root (nothing for a REF).
-void AddPublication(const service::ResolvedRoot& resolved, Record* r);
+void AddPublication(const engine::ResolvedRoot& resolved, Record* r);
 
 // `dataset list` / `run list`: every published name of `ns` with its root's
 // key and digest under "<object>_key" / "<object>_digest"; with no names,

@@ -1,5 +1,5 @@
 // `vigilo run list|show|verify|chunk`: published run plans read back
-// (service/run_read.h). A NAME is looked up in the control store's `runs`
+// (engine/run_read.h). A NAME is looked up in the control store's `runs`
 // namespace and read from the store its publishing attempt wrote to; a REF
 // (@FILE, -, inline JSON, or a path) from --store, or from the configured
 // alias its storage_alias names. Every object is verified before it is used.
@@ -15,10 +15,10 @@
 #include "published_roots.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/control_store.h"
 #include "vigilo/json/parse.h"
-#include "vigilo/service/dataset_read.h"
-#include "vigilo/service/run_read.h"
+#include "vigilo/engine/dataset_read.h"
+#include "vigilo/engine/run_read.h"
 #include "vigilo/store/config.h"
 
 namespace vigilo::cli {
@@ -56,7 +56,7 @@ Status List(const RunArgs& args) {
 
 Status Show(const RunArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
-  auto overview = service::ShowRun(opened.resolved.root, opened.budget, opened.fetch);
+  auto overview = engine::ShowRun(opened.resolved.root, opened.budget, opened.fetch);
   if (!overview.ok()) return UnderFlag(overview.status());
   const cases::RunPlanManifest& plan = overview->plan;
   const cases::RunSnapshot& snapshot = overview->configuration.snapshot;
@@ -98,7 +98,7 @@ Status Show(const RunArgs& args) {
 // --cases every chunk's projection against the (fully verified) dataset.
 Status Verify(const RunArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
-  auto summary = service::VerifyRun(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget),
+  auto summary = engine::VerifyRun(opened.resolved.root, opened.budget, ScratchDirFromFlags(args.budget),
                                     opened.fetch, args.cases);
   if (!summary.ok()) return UnderFlag(summary.status());
   Record r;
@@ -120,7 +120,7 @@ Status Verify(const RunArgs& args) {
 Status Chunk(const RunArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
   std::string line_out;
-  auto read = service::ReadRunChunk(opened.resolved.root, opened.budget, opened.fetch, args.chunk_index,
+  auto read = engine::ReadRunChunk(opened.resolved.root, opened.budget, opened.fetch, args.chunk_index,
                                     [&](const cases::CaseRecord&, std::string_view line) {
                                       line_out.assign(line);
                                       line_out.push_back('\n');

@@ -1,6 +1,6 @@
 // `vigilo run plan --dataset NAME|REF --profile FILE --store SPEC`: plans a
 // run over a published dataset and publishes it under a name
-// (service::PlanRun does the work; this file turns flags into its request
+// (engine::PlanRun does the work; this file turns flags into its request
 // and its result into output).
 #include <cstdio>
 #include <memory>
@@ -15,10 +15,10 @@
 #include "published_roots.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
-#include "vigilo/service/dataset_read.h"
-#include "vigilo/service/run_planner.h"
-#include "vigilo/service/run_profile.h"
+#include "vigilo/control/control_store.h"
+#include "vigilo/engine/dataset_read.h"
+#include "vigilo/engine/run_planner.h"
+#include "vigilo/engine/run_profile.h"
 #include "vigilo/store/config.h"
 #include "vigilo/store/governor.h"
 
@@ -45,64 +45,65 @@ Status Plan(const PlanArgs& a) {
       return InvalidArgument("--name: " + std::string(s.message()));
     }
   }
-  Result<std::string> profile_text = ReadFileToString(a.profile, service::kMaxProfileBytes);
+  Result<std::string> profile_text = ReadFileToString(a.profile, engine::kMaxProfileBytes);
   if (!profile_text.ok()) {
     const Status& s = profile_text.status();
     return Status(s.code(), "--profile: " + std::string(s.message())).WithPath(a.profile);
   }
-  Result<service::EvaluationProfile> profile = service::ParseProfile(*profile_text);
+  Result<engine::EvaluationProfile> profile = engine::ParseProfile(*profile_text);
   if (!profile.ok()) {
     const Status& s = profile.status();
     return Status(s.code(), std::string(s.message())).WithPath(a.profile + ": " + std::string(s.path()));
   }
   std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
-  VIGILO_ASSIGN_OR_RETURN(service::DatasetLocator locator,
-                          service::ParseDatasetLocator(a.dataset, stdin_source.get()));
+  VIGILO_ASSIGN_OR_RETURN(engine::DatasetLocator locator,
+                          engine::ParseDatasetLocator(a.dataset, stdin_source.get()));
 
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
                           OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));
-  const service::WriteTarget& target = opened->target;
-  VIGILO_ASSIGN_OR_RETURN(service::ResolvedDataset dataset, service::ResolveDataset(locator, target.control));
+  const engine::WriteTarget& target = opened->target;
+  VIGILO_ASSIGN_OR_RETURN(engine::ResolvedDataset dataset, engine::ResolveDataset(locator, target.control));
 
   // The dataset's objects: from the store its publishing attempt wrote to
   // when that is another store, else through the plan's store (and any
   // configured alias a reference names).
   std::unique_ptr<store::ObjectStore> dataset_store;
+  engine::Context& context = *opened->context;
   if (!dataset.ledger_store_id.empty() && dataset.ledger_store_id != target.ledger_store_id) {
     VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
-                            store::ResolveStore(opened->config, control::StoreSpecForLedgerId(dataset.ledger_store_id),
-                                                store::OpenOptions{}));
+                            context.OpenStore(control::StoreSpecForLedgerId(dataset.ledger_store_id), store::OpenOptions{}));
     dataset_store = std::move(other.store);
   }
   store::ObjectStore* plan_store = target.store;
   const std::string& plan_alias = target.alias;
-  store::StoreSet stores(opened->config, store::ResolvedStore{plan_alias, nullptr, opened->resolved.display});
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<store::StoreSet> stores,
+                          context.OpenStoreSet(store::ResolvedStore{plan_alias, nullptr, opened->session->resolved.display}));
   cases::ObjectBytesFetch dataset_fetch = cases::StoreBytesFetch(
       [&](std::string_view alias) -> Result<store::ObjectStore*> {
         if (dataset_store) return dataset_store.get();
         if (alias == plan_alias) return plan_store;
-        return stores.ForAlias(alias);
+        return stores->ForAlias(alias);
       });
 
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
   Progress bar = Progress::ForStderr(a.quiet);
-  service::PlanRunOptions options;
+  engine::PlanRunOptions options;
   options.name = a.name;
   options.replace = a.replace;
   options.budget = budget;
   options.scratch_dir = ScratchDirFromFlags(a.budget);
   options.cancel = &cancel;
-  options.progress = [&bar](const service::PlanProgress& p) {
+  options.progress = [&bar](const engine::PlanProgress& p) {
     bar.Update(p.phase == "planning" ? "planning cases" : p.phase, p.cases, p.total_cases);
   };
-  Result<service::PlanRunResult> done = service::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
+  Result<engine::PlanRunResult> done = engine::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
-  const service::PlanRunResult& r = *done;
+  const engine::PlanRunResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(service::RootOutcomeName(r.outcome))));
+    rec.Add("outcome", json::Value(std::string(engine::RootOutcomeName(r.outcome))));
     rec.Add("name", json::Value(r.name));
     rec.Add("version", json::Value::Uint(r.root_version));
     rec.Add("root", r.root.ToJson());
@@ -122,9 +123,9 @@ Status Plan(const PlanArgs& a) {
   VIGILO_RETURN_IF_ERROR(PrintSeedObject(r.root.ToJson(), a.output));
   if (!a.quiet) {
     std::string what =
-        r.outcome == service::PlanOutcome::kUnchanged
+        r.outcome == engine::PlanOutcome::kUnchanged
             ? "unchanged: '" + r.name + "' already holds this plan (version " + std::to_string(r.root_version) + ")"
-            : std::string(service::RootOutcomeName(r.outcome)) + " run '" + r.name + "' version " +
+            : std::string(engine::RootOutcomeName(r.outcome)) + " run '" + r.name + "' version " +
                   std::to_string(r.root_version) + ": " + std::to_string(r.cases_read) + " cases in " +
                   std::to_string(r.plan.chunk_count) + " chunks over " + std::to_string(r.plan.shards.size()) +
                   " shards, " + std::to_string(r.objects_written) + " objects written, verified";

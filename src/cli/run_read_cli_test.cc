@@ -90,8 +90,8 @@ TEST(RunReadCliTest, BadArgumentsAreUsageErrors) {
       Vigilo("run show " + Ref("runs/r/plan.json", "vigilo/run-plan-manifest/v1", "nowhere") + " --stores " +
              stores.string());
   EXPECT_EQ(no_store.exit_code, 2) << no_store.err;
-  EXPECT_EQ(no_store.err.rfind("vigilo: invalid_argument: a reference needs --store SPEC: its storage alias "
-                               "\"nowhere\" is not configured",
+  EXPECT_EQ(no_store.err.rfind("vigilo: invalid_argument: --store: a reference needs a store to read from: its storage "
+                               "alias \"nowhere\" is not configured",
                                0),
             0u)
       << no_store.err;

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "commands.h"
+#include "context.h"
 #include "output.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/control_store.h"
 
 namespace vigilo::cli {
 namespace {
@@ -25,10 +26,8 @@ struct RouteArgs {
 
 // The control store if it exists: without one, no run is published, and
 // neither command has a reason to create one.
-Result<std::unique_ptr<control::ControlStore>> OpenControlForRun(const std::string& run) {
-  control::SqliteOptions options;
-  options.create = false;
-  auto opened = control::OpenDefaultControlStore(options);
+Result<control::ControlStore*> OpenControlForRun(engine::Context& context, const std::string& run) {
+  auto opened = context.ExistingControl();
   if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
     return NotFound("no run is published under " + run);
   }
@@ -45,7 +44,8 @@ Record RouteRecord(const control::ShardRoute& route) {
 }
 
 Status Routes(const RouteArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> control, OpenControlForRun(args.run));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, OpenControlForRun(*context, args.run));
   VIGILO_ASSIGN_OR_RETURN(std::vector<control::ShardRoute> routes, control->ShardRoutes(args.run));
   if (routes.empty()) {
     // Like `run list`: a sentence for people, zero records for programs.
@@ -59,7 +59,8 @@ Status Routes(const RouteArgs& args) {
 }
 
 Status Move(const RouteArgs& args) {
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> control, OpenControlForRun(args.run));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, OpenControlForRun(*context, args.run));
   std::optional<uint64_t> expected;
   if (args.epoch_given) expected = args.epoch;
   // A stale --epoch is `fenced` (exit 11): another move came first.

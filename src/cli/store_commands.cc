@@ -16,13 +16,12 @@
 #include "commands.h"
 #include "interrupt.h"
 #include "output.h"
+#include "context.h"
 #include "published_roots.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/json/value.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/config.h"
-#include "vigilo/store/governor.h"
 
 namespace vigilo::cli {
 namespace {
@@ -51,11 +50,11 @@ struct StoreOutcome {
   control::CleanupReport report;
 };
 
-StoreOutcome DrainStore(control::ControlStore& ledger, const store::StoreConfig& config, const std::string& spec,
+StoreOutcome DrainStore(engine::Context& context, control::ControlStore& ledger, const std::string& spec,
                         const std::optional<std::string>& known_id, const store::CancelToken& cancel) {
   StoreOutcome out;
   out.report.store = known_id.value_or(spec);
-  Result<store::ResolvedStore> resolved = store::ResolveStore(config, spec, store::OpenOptions{.writable = true});
+  Result<store::ResolvedStore> resolved = context.OpenStore(spec, store::OpenOptions{.writable = true});
   if (!resolved.ok()) {
     out.report.status = resolved.status();
     return out;
@@ -65,32 +64,31 @@ StoreOutcome DrainStore(control::ControlStore& ledger, const store::StoreConfig&
     out.report.status = id.status();
     return out;
   }
-  out.report = control::DrainCleanup(ledger, *id, *resolved->store, store::DefaultGovernor(), &cancel);
+  out.report = control::DrainCleanup(ledger, *id, *resolved->store, context.governor(), &cancel);
   return out;
 }
 
 Status Cleanup(const CleanupArgs& args) {
-  std::optional<std::string> stores_file;
-  if (!args.stores_file.empty()) stores_file = args.stores_file;
-  VIGILO_ASSIGN_OR_RETURN(store::StoreConfig config, store::StoreConfig::Load(stores_file));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext(args.stores_file));
+  VIGILO_RETURN_IF_ERROR(context->StoresConfig().status());
   // No control database yet means no attempt was ever recorded: nothing to do.
-  Result<std::unique_ptr<control::ControlStore>> opened = control::OpenDefaultControlStore({.create = false});
+  Result<control::ControlStore*> opened = context->ExistingControl();
   if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
     return args.output.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
   }
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<control::ControlStore> ledger, std::move(opened));
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * ledger, std::move(opened));
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
 
   std::vector<StoreOutcome> outcomes;
   if (!args.store.empty()) {
-    outcomes.push_back(DrainStore(*ledger, config, args.store, std::nullopt, cancel));
+    outcomes.push_back(DrainStore(*context, *ledger, args.store, std::nullopt, cancel));
   } else {
     VIGILO_ASSIGN_OR_RETURN(std::vector<std::string> due, ledger->StoresWithDueCleanup());
     if (due.empty() && !args.output.json) return WriteStdout("no cleanup work is due\n");
     for (const std::string& id : due) {
       if (cancel.cancelled()) break;
-      outcomes.push_back(DrainStore(*ledger, config, control::StoreSpecForLedgerId(id), id, cancel));
+      outcomes.push_back(DrainStore(*context, *ledger, control::StoreSpecForLedgerId(id), id, cancel));
     }
   }
   Status first;

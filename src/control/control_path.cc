@@ -1,8 +1,8 @@
-// Where the control database lives ($VIGILO_CONTROL, else the XDG data
-// directory), and how a store is named in the ledger.
-#include <cstdlib>
+// Opening the control state a locator names, and how a store is named in
+// the ledger.
 #include <filesystem>
 
+#include "sqlite_db.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/store/config.h"
@@ -10,38 +10,17 @@
 namespace vigilo::control {
 namespace {
 
-constexpr std::string_view kDatabaseFile = "control.sqlite3";
 constexpr std::string_view kLocalPrefix = "local:";
-
-std::optional<std::string> Env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
 
 }  // namespace
 
-Result<std::string> ControlDatabasePath() {
-  if (std::optional<std::string> explicit_path = Env("VIGILO_CONTROL")) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(*explicit_path, ec)) {
-      return (std::filesystem::path(*explicit_path) / kDatabaseFile).string();
-    }
-    return *explicit_path;
-  }
-  std::optional<std::string> data_home = Env("XDG_DATA_HOME");
-  if (data_home.has_value() && data_home->front() == '/') {
-    return (std::filesystem::path(*data_home) / "vigilo" / kDatabaseFile).string();
-  }
-  if (std::optional<std::string> home = Env("HOME")) {
-    return (std::filesystem::path(*home) / ".local/share/vigilo" / kDatabaseFile).string();
-  }
-  return InvalidArgument("no place for the control database: set VIGILO_CONTROL (or XDG_DATA_HOME or HOME)");
-}
-
-Result<std::unique_ptr<ControlStore>> OpenDefaultControlStore(const SqliteOptions& options) {
-  VIGILO_ASSIGN_OR_RETURN(std::string path, ControlDatabasePath());
-  return OpenSqliteControlStore(path, options);
+Result<std::unique_ptr<ControlStore>> OpenControlStore(std::string_view locator, const SqliteOptions& options) {
+  if (locator == kMemoryControlLocator) return OpenSqliteControlStore(std::string(sqlite::kInMemoryDatabase), options);
+  if (locator.empty()) return InvalidArgument("the control locator is empty");
+  std::filesystem::path path(locator);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) path /= kControlDatabaseFile;
+  return OpenSqliteControlStore(path.string(), options);
 }
 
 Result<std::string> LedgerStoreId(std::string_view spec, const store::ResolvedStore& resolved) {

@@ -15,30 +15,6 @@
 namespace vigilo::control {
 namespace {
 
-// Sets (or unsets, for nullopt) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value.has_value()) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 class ControlPathTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -53,40 +29,29 @@ class ControlPathTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(ControlPathTest, VigiloControlNamesTheFileOrItsDirectory) {
-  ScopedEnv file("VIGILO_CONTROL", (dir_ / "my.db").string());
-  EXPECT_EQ(ControlDatabasePath().value(), (dir_ / "my.db").string());
-  ScopedEnv directory("VIGILO_CONTROL", dir_.string());
-  EXPECT_EQ(ControlDatabasePath().value(), (dir_ / "control.sqlite3").string());
-}
-
-TEST_F(ControlPathTest, OtherwiseTheXdgDataDirectory) {
-  ScopedEnv control("VIGILO_CONTROL", std::nullopt);
-  ScopedEnv home("HOME", "/home/someone");
-  {
-    ScopedEnv xdg("XDG_DATA_HOME", "/data");
-    EXPECT_EQ(ControlDatabasePath().value(), "/data/vigilo/control.sqlite3");
-  }
-  {
-    ScopedEnv relative("XDG_DATA_HOME", "relative/data");  // the XDG rule: relative is ignored
-    EXPECT_EQ(ControlDatabasePath().value(), "/home/someone/.local/share/vigilo/control.sqlite3");
-  }
-  {
-    ScopedEnv empty("VIGILO_CONTROL", "");
-    ScopedEnv unset("XDG_DATA_HOME", std::nullopt);
-    EXPECT_EQ(ControlDatabasePath().value(), "/home/someone/.local/share/vigilo/control.sqlite3");
-  }
-  ScopedEnv no_xdg("XDG_DATA_HOME", std::nullopt);
-  ScopedEnv no_home("HOME", std::nullopt);
-  Status status = ControlDatabasePath().status();
-  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "no place for the control database: set VIGILO_CONTROL (or XDG_DATA_HOME or HOME)");
-}
-
-TEST_F(ControlPathTest, OpenDefaultControlStoreUsesVigiloControl) {
-  ScopedEnv control("VIGILO_CONTROL", (dir_ / "nested" / "c.sqlite3").string());
-  ASSERT_TRUE(OpenDefaultControlStore().ok());
+TEST_F(ControlPathTest, ALocatorNamesTheDatabaseFileOrItsDirectory) {
+  ASSERT_TRUE(OpenControlStore((dir_ / "nested" / "c.sqlite3").string()).ok());
   EXPECT_TRUE(std::filesystem::is_regular_file(dir_ / "nested" / "c.sqlite3"));
+  ASSERT_TRUE(OpenControlStore(dir_.string()).ok());
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir_ / "control.sqlite3"));
+  // A reader that must not create one finds none.
+  Status missing = OpenControlStore((dir_ / "none.sqlite3").string(), {.create = false}).status();
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound) << missing.ToString();
+  EXPECT_EQ(OpenControlStore("").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ControlPathTest, TheMemoryLocatorIsAPrivateStateThatTouchesNoFile) {
+  std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  Result<std::unique_ptr<ControlStore>> a = OpenControlStore("memory:", {.create = false});
+  Result<std::unique_ptr<ControlStore>> b = OpenControlStore("memory:");
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+  // Each opens empty, with the schema in place.
+  EXPECT_TRUE((*a)->ListRoots(Namespace::kDatasets)->empty());
+  EXPECT_TRUE((*b)->ListRoots(Namespace::kDatasets)->empty());
 }
 
 TEST_F(ControlPathTest, ALocalStoreIsNamedByItsAbsolutePathHoweverItWasGiven) {

@@ -106,7 +106,10 @@ bool Statement::IsNull(int column) const { return sqlite3_column_type(stmt_, col
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool create, int busy_timeout_ms) {
   std::error_code ec;
-  if (!create && !std::filesystem::exists(path, ec)) {
+  // ":memory:" is SQLite's private in-process database: nothing on disk,
+  // nothing to find, no write-ahead log (and no other process to share it).
+  const bool in_memory = path == kInMemoryDatabase;
+  if (!create && !in_memory && !std::filesystem::exists(path, ec)) {
     return NotFound("no control database at " + path);
   }
   sqlite3* raw = nullptr;
@@ -121,6 +124,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, bool c
   // on a database already in WAL this is a read. SQLite reports a busy
   // database here at once, without its busy handler (waiting could
   // deadlock two openers), so the wait is ours, bounded by the same timeout.
+  if (in_memory) return db;
   VIGILO_ASSIGN_OR_RETURN(Statement wal, db->Prepare("PRAGMA journal_mode = WAL"));
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
   Result<bool> stepped = wal.Step();

@@ -56,10 +56,13 @@ class Statement {
   Status first_bind_error_;
 };
 
+// SQLite's name for a private in-process database.
+inline constexpr std::string_view kInMemoryDatabase = ":memory:";
+
 class Database {
  public:
   // Opens (or creates, when `create`) the file with the pragmas of
-  // sqlite_control_store.h.
+  // sqlite_control_store.h; kInMemoryDatabase opens a private one.
   static Result<std::unique_ptr<Database>> Open(const std::string& path, bool create, int busy_timeout_ms);
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

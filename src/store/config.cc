@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <initializer_list>
 #include <utility>
 
 #include "vigilo/common/file.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/store/governor.h"
 #include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 
@@ -144,12 +144,6 @@ Result<std::string> ReadConfigFile(const std::string& path) {
   return bytes;
 }
 
-std::optional<std::string> NonEmptyEnv(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return std::nullopt;
-  return std::string(v);
-}
-
 // A configured store behind the capabilities its operator declared: a
 // guarantee counts only if declared and the backend has it too.
 class DeclaredStore final : public ObjectStore {
@@ -273,32 +267,17 @@ Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view o
   return config;
 }
 
-std::optional<std::string> StoreConfig::DefaultPath() {
-  std::optional<std::string> data_home = NonEmptyEnv("XDG_DATA_HOME");
-  if (!data_home || !data_home->starts_with('/')) {
-    std::optional<std::string> home = NonEmptyEnv("HOME");
-    if (!home) return std::nullopt;
-    data_home = *home + "/.local/share";
-  }
-  return *data_home + "/vigilo/stores.json";
-}
-
-Result<StoreConfig> StoreConfig::Load(const std::optional<std::string>& explicit_path) {
-  std::optional<std::string> path = explicit_path;
-  if (!path) path = NonEmptyEnv("VIGILO_STORES");
-  bool required = path.has_value();
-  if (!path) path = DefaultPath();
-  if (!path) return StoreConfig();
-  Result<std::string> bytes = ReadConfigFile(*path);
+Result<StoreConfig> StoreConfig::LoadFile(const std::string& path, bool missing_is_empty) {
+  Result<std::string> bytes = ReadConfigFile(path);
   if (!bytes.ok()) {
-    if (!required && bytes.status().code() == StatusCode::kNotFound) {
+    if (missing_is_empty && bytes.status().code() == StatusCode::kNotFound) {
       StoreConfig empty;
-      empty.origin_ = *path;
+      empty.origin_ = path;
       return empty;
     }
     return bytes.status();
   }
-  return Parse(*bytes, *path);
+  return Parse(*bytes, path);
 }
 
 const StoreEntry* StoreConfig::Find(std::string_view alias) const {
@@ -309,7 +288,10 @@ const StoreEntry* StoreConfig::Find(std::string_view alias) const {
 Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry, const OpenOptions& options) {
   if (entry.scheme == StoreScheme::kHttp || entry.scheme == StoreScheme::kHttps) {
     // Read-only whatever the entry declares: write use is refused below.
-    Result<std::unique_ptr<ObjectStore>> opened = OpenHttpStore({.base_url = entry.url});
+    if (options.governor == nullptr) {
+      return InvalidArgument("store alias " + Quoted(entry.alias) + ": a remote store is opened with a request governor");
+    }
+    Result<std::unique_ptr<ObjectStore>> opened = OpenHttpStore({.base_url = entry.url, .governor = options.governor});
     if (!opened.ok()) {
       return Status(opened.status().code(), "store alias " + Quoted(entry.alias) + ": " +
                                                 std::string(opened.status().message()));
@@ -363,12 +345,15 @@ Result<ResolvedStore> ResolveStore(const StoreConfig& config, std::string_view s
                          "in the current one, put ./ before its name");
 }
 
-StoreSet::StoreSet(StoreConfig config, ResolvedStore primary)
-    : config_(std::move(config)), primary_(std::move(primary)) {}
+StoreSet::StoreSet(StoreConfig config, ResolvedStore primary, RequestGovernor* governor,
+                   InProcessStores in_process)
+    : config_(std::move(config)), primary_(std::move(primary)), governor_(governor),
+      in_process_(std::move(in_process)) {}
 
 Result<ObjectStore*> StoreSet::ForAlias(std::string_view alias) {
   VIGILO_RETURN_IF_ERROR(ValidateStorageAlias(alias));
   if (alias == primary_.alias) return primary_.store.get();
+  if (auto it = in_process_.find(alias); it != in_process_.end()) return it->second;
   std::lock_guard lock(mu_);
   if (auto it = opened_.find(alias); it != opened_.end()) return it->second.get();
   const StoreEntry* entry = config_.Find(alias);
@@ -377,7 +362,7 @@ Result<ObjectStore*> StoreSet::ForAlias(std::string_view alias) {
     return NotFound("a reference names store alias " + Quoted(alias) + ", which is not configured" + where +
                     "; the store in use is " + Quoted(primary_.alias));
   }
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, OpenOptions{}));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, OpenOptions{.governor = governor_}));
   ObjectStore* raw = store.get();
   opened_.emplace(std::string(alias), std::move(store));
   return raw;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vigilo/store/governor.h"
 #include "vigilo/store/local_store.h"
 
 namespace vigilo::store {
@@ -44,36 +45,12 @@ void WriteFile(const fs::path& path, std::string_view bytes) {
   out << bytes;
 }
 
-// Sets (or unsets, for nullopt) environment variables for one scope and
-// restores the previous values afterwards.
-class EnvGuard {
- public:
-  EnvGuard(std::initializer_list<std::pair<const char*, std::optional<std::string>>> vars) {
-    for (const auto& [name, value] : vars) {
-      const char* old = std::getenv(name);
-      saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-      if (value) {
-        ::setenv(name, value->c_str(), 1);
-      } else {
-        ::unsetenv(name);
-      }
-    }
-  }
-  ~EnvGuard() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        ::setenv(it->first, it->second->c_str(), 1);
-      } else {
-        ::unsetenv(it->first);
-      }
-    }
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
- private:
-  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
-};
+// A governor with the seed's default limits, for the remote aliases.
+RequestGovernor& TestGovernor() {
+  static std::unique_ptr<RequestGovernor> governor =
+      std::move(RequestGovernor::Create(GovernorLimits{}, DefaultClock(), DefaultRandom())).value();
+  return *governor;
+}
 
 std::string OneStore(std::string_view alias, std::string_view entry) {
   return R"({"stores":{")" + std::string(alias) + R"(":)" + std::string(entry) + R"(},"version":1})";
@@ -233,11 +210,14 @@ TEST(StoreConfigTest, HttpAliasesAreReadOnly) {
       OneStore("web", R"({"guarantees":{"conditional_create":true,"read_after_create":true},"url":"http://127.0.0.1:9/pub","writable":true})"),
       "t.json");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
-  Result<ResolvedStore> read = ResolveStore(*config, "web", {});
+  // Every request of a remote store is governed: none opens without a governor.
+  ExpectError(ResolveStore(*config, "web", {}).status(), StatusCode::kInvalidArgument, "",
+              "store alias \"web\": a remote store is opened with a request governor");
+  Result<ResolvedStore> read = ResolveStore(*config, "web", {.governor = &TestGovernor()});
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(read->alias, "web");
   EXPECT_FALSE(read->store->capabilities().writable);
-  Result<ResolvedStore> write = ResolveStore(*config, "web", {.writable = true});
+  Result<ResolvedStore> write = ResolveStore(*config, "web", {.writable = true, .governor = &TestGovernor()});
   ASSERT_FALSE(write.ok());
   EXPECT_EQ(write.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(write.status().message().find("store \"web\" does not guarantee writes"), std::string_view::npos)
@@ -271,12 +251,12 @@ TEST(StoreConfigTest, ErrorsNeverQuoteSecrets) {
   // and still nothing quoted.
   Result<StoreConfig> config = StoreConfig::Parse(OneStore("remote", R"({"url":")" + secret_url + R"("})"), "t.json");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
-  Result<ResolvedStore> opened = ResolveStore(*config, "remote", {});
+  Result<ResolvedStore> opened = ResolveStore(*config, "remote", {.governor = &TestGovernor()});
   ExpectError(opened.status(), StatusCode::kInvalidArgument, "",
               "store alias \"remote\": an http store's base URL may not hold a query, fragment, space or control "
               "character");
   expect_clean(opened.status());
-  StoreSet set(*std::move(config), ResolvedStore{"local", nullptr, "./x"});
+  StoreSet set(*std::move(config), ResolvedStore{"local", nullptr, "./x"}, &TestGovernor());
   expect_clean(set.ForAlias("remote").status());
   // A remote URL given directly as --store.
   expect_clean(ResolveStore(StoreConfig(), secret_url, {}).status());
@@ -284,101 +264,39 @@ TEST(StoreConfigTest, ErrorsNeverQuoteSecrets) {
   expect_clean(ResolveStore(StoreConfig(), "user:secret@host.example", {}).status());
 }
 
-TEST(StoreConfigTest, LoadOrderExplicitThenEnvironmentThenXdg) {
+// Which file is in force is the edge's decision (engine::Settings, tested
+// there); the store layer reads the one it is given.
+TEST(StoreConfigTest, LoadFileReadsTheFileItIsGiven) {
   TempDir tmp;
-  const fs::path explicit_file = tmp.path() / "explicit.json";
-  const fs::path env_file = tmp.path() / "env.json";
-  const fs::path xdg = tmp.path() / "xdg";
-  WriteFile(explicit_file, OneStore("fromexplicit", R"({"url":"file:///e"})"));
-  WriteFile(env_file, OneStore("fromenv", R"({"url":"file:///v"})"));
-  WriteFile(xdg / "vigilo" / "stores.json", OneStore("fromxdg", R"({"url":"file:///x"})"));
-
-  {
-    EnvGuard env({{"VIGILO_STORES", env_file.string()}, {"XDG_DATA_HOME", xdg.string()}});
-    Result<StoreConfig> c = StoreConfig::Load(explicit_file.string());
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    EXPECT_NE(c->Find("fromexplicit"), nullptr);
-    EXPECT_EQ(c->size(), 1u);
-    EXPECT_EQ(c->origin(), explicit_file.string());
-
-    c = StoreConfig::Load(std::nullopt);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    EXPECT_NE(c->Find("fromenv"), nullptr);
-    EXPECT_EQ(c->size(), 1u);
-  }
-  {
-    EnvGuard env({{"VIGILO_STORES", std::nullopt}, {"XDG_DATA_HOME", xdg.string()}});
-    Result<StoreConfig> c = StoreConfig::Load(std::nullopt);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    EXPECT_NE(c->Find("fromxdg"), nullptr);
-    EXPECT_EQ(c->origin(), (xdg / "vigilo" / "stores.json").string());
-  }
-  {
-    // An empty $VIGILO_STORES counts as unset.
-    EnvGuard env({{"VIGILO_STORES", ""}, {"XDG_DATA_HOME", xdg.string()}});
-    Result<StoreConfig> c = StoreConfig::Load(std::nullopt);
-    ASSERT_TRUE(c.ok());
-    EXPECT_NE(c->Find("fromxdg"), nullptr);
-  }
+  const fs::path file = tmp.path() / "stores.json";
+  WriteFile(file, OneStore("given", R"({"url":"file:///g"})"));
+  Result<StoreConfig> c = StoreConfig::LoadFile(file.string(), /*missing_is_empty=*/false);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_NE(c->Find("given"), nullptr);
+  EXPECT_EQ(c->size(), 1u);
+  EXPECT_EQ(c->origin(), file.string());
 }
 
 TEST(StoreConfigTest, MissingFiles) {
   TempDir tmp;
   const std::string missing = (tmp.path() / "none.json").string();
-  {
-    EnvGuard env({{"VIGILO_STORES", std::nullopt}, {"XDG_DATA_HOME", (tmp.path() / "empty-xdg").string()}});
-    // A missing default file is an empty config that still says where it looked.
-    Result<StoreConfig> c = StoreConfig::Load(std::nullopt);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    EXPECT_EQ(c->size(), 0u);
-    EXPECT_EQ(c->origin(), (tmp.path() / "empty-xdg" / "vigilo" / "stores.json").string());
-    // A missing explicit file is NotFound, naming it.
-    Status s = StoreConfig::Load(missing).status();
-    EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
-    EXPECT_EQ(s.path(), missing);
-  }
-  {
-    EnvGuard env({{"VIGILO_STORES", missing}});
-    Status s = StoreConfig::Load(std::nullopt).status();
-    EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
-    EXPECT_EQ(s.path(), missing);
-  }
-  {
-    // A directory where the file should be is an error, not an empty config.
-    fs::create_directories(tmp.path() / "dirxdg" / "vigilo" / "stores.json");
-    EnvGuard env({{"VIGILO_STORES", std::nullopt}, {"XDG_DATA_HOME", (tmp.path() / "dirxdg").string()}});
-    EXPECT_EQ(StoreConfig::Load(std::nullopt).status().code(), StatusCode::kInvalidArgument);
-  }
-  {
-    // An oversized file is refused before parsing.
-    const fs::path big = tmp.path() / "big.json";
-    WriteFile(big, std::string(kMaxStoresConfigBytes + 1, ' '));
-    EXPECT_EQ(StoreConfig::Load(big.string()).status().code(), StatusCode::kLimitExceeded);
-  }
-}
-
-TEST(StoreConfigTest, DefaultPathFollowsXdg) {
-  {
-    EnvGuard env({{"XDG_DATA_HOME", "/data"}, {"HOME", "/home/u"}});
-    EXPECT_EQ(StoreConfig::DefaultPath(), "/data/vigilo/stores.json");
-  }
-  {
-    EnvGuard env({{"XDG_DATA_HOME", std::nullopt}, {"HOME", "/home/u"}});
-    EXPECT_EQ(StoreConfig::DefaultPath(), "/home/u/.local/share/vigilo/stores.json");
-  }
-  {
-    // A relative XDG_DATA_HOME is invalid and ignored (XDG Base Directory spec).
-    EnvGuard env({{"XDG_DATA_HOME", "rel"}, {"HOME", "/home/u"}});
-    EXPECT_EQ(StoreConfig::DefaultPath(), "/home/u/.local/share/vigilo/stores.json");
-  }
-  {
-    EnvGuard env({{"XDG_DATA_HOME", std::nullopt}, {"HOME", std::nullopt}, {"VIGILO_STORES", std::nullopt}});
-    EXPECT_EQ(StoreConfig::DefaultPath(), std::nullopt);
-    Result<StoreConfig> c = StoreConfig::Load(std::nullopt);
-    ASSERT_TRUE(c.ok());
-    EXPECT_EQ(c->size(), 0u);
-    EXPECT_EQ(c->origin(), "");
-  }
+  // A missing default file is an empty config that still says where it looked.
+  Result<StoreConfig> c = StoreConfig::LoadFile(missing, /*missing_is_empty=*/true);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->size(), 0u);
+  EXPECT_EQ(c->origin(), missing);
+  // A missing file someone named is NotFound, naming it.
+  Status s = StoreConfig::LoadFile(missing, /*missing_is_empty=*/false).status();
+  EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+  EXPECT_EQ(s.path(), missing);
+  // A directory where the file should be is an error, not an empty config.
+  fs::create_directories(tmp.path() / "dir" / "stores.json");
+  EXPECT_EQ(StoreConfig::LoadFile((tmp.path() / "dir" / "stores.json").string(), true).status().code(),
+            StatusCode::kInvalidArgument);
+  // An oversized file is refused before parsing.
+  const fs::path big = tmp.path() / "big.json";
+  WriteFile(big, std::string(kMaxStoresConfigBytes + 1, ' '));
+  EXPECT_EQ(StoreConfig::LoadFile(big.string(), false).status().code(), StatusCode::kLimitExceeded);
 }
 
 class ResolveStoreTest : public ::testing::Test {

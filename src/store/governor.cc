@@ -353,49 +353,6 @@ Status RequestGovernor::Operation::RunOnce(const AttemptFn& attempt) {
   return RunAttempts(attempt, /*retry=*/false);
 }
 
-// ---------------------------------------------------------------- process
-
-namespace {
-
-struct ProcessGovernor {
-  std::mutex mu;
-  GovernorLimits limits;
-  std::unique_ptr<RequestGovernor> governor;
-};
-
-// Never destroyed: a detached thread may still hold a permit at exit.
-ProcessGovernor& Process() {
-  static auto* process = new ProcessGovernor();
-  return *process;
-}
-
-}  // namespace
-
-RequestGovernor& DefaultGovernor() {
-  ProcessGovernor& process = Process();
-  std::lock_guard<std::mutex> lock(process.mu);
-  if (process.governor == nullptr) {
-    Result<std::unique_ptr<RequestGovernor>> made =
-        RequestGovernor::Create(process.limits, DefaultClock(), DefaultRandom());
-    // The limits were validated when configured; the defaults always are.
-    if (!made.ok()) made = RequestGovernor::Create(GovernorLimits{}, DefaultClock(), DefaultRandom());
-    process.governor = std::move(made).value();
-  }
-  return *process.governor;
-}
-
-Status ConfigureDefaultGovernor(const GovernorLimits& limits) {
-  VIGILO_RETURN_IF_ERROR(limits.Validate());
-  ProcessGovernor& process = Process();
-  std::lock_guard<std::mutex> lock(process.mu);
-  if (process.governor != nullptr) {
-    return InvalidArgument("the process request governor is already in use; its limits are set before the first "
-                           "remote request");
-  }
-  process.limits = limits;
-  return Status::Ok();
-}
-
 // ---------------------------------------------------------------- store
 
 namespace {

@@ -922,25 +922,22 @@ TEST(GovernorCleanupTest, AllDoneIsOk) {
   EXPECT_TRUE(outcome.unfinished.empty());
 }
 
-// ---------------------------------------------------------------- process
+// ---------------------------------------------------------------- limits
 
-TEST(DefaultGovernorTest, UsesTheSeedsDefaultsAndRefusesLateOrBadLimits) {
+TEST(GovernorCreateTest, RefusesBadLimitsBeforeAnyRequestAndUsesTheSeedsDefaults) {
+  ManualClock clock;
+  SeededRandom random(1);
   GovernorLimits bad;
   bad.remote_request_attempts = 33;
-  Status refused = ConfigureDefaultGovernor(bad);
+  Status refused = RequestGovernor::Create(bad, clock, random).status();
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.path(), "remote_request_attempts");
 
-  RequestGovernor& governor = DefaultGovernor();
-  EXPECT_EQ(&governor, &DefaultGovernor());
-  EXPECT_EQ(governor.limits().concurrent_remote_requests, 4u);
-  EXPECT_EQ(governor.limits().remote_request_attempts, 3u);
-  EXPECT_EQ(&governor.clock(), &DefaultClock());
-
-  Status late = ConfigureDefaultGovernor(GovernorLimits{});
-  EXPECT_EQ(late.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(late.message(),
-            "the process request governor is already in use; its limits are set before the first remote request");
+  auto governor = RequestGovernor::Create(GovernorLimits{}, clock, random);
+  ASSERT_TRUE(governor.ok());
+  EXPECT_EQ((*governor)->limits().concurrent_remote_requests, 4u);
+  EXPECT_EQ((*governor)->limits().remote_request_attempts, 3u);
+  EXPECT_EQ(&(*governor)->clock(), &clock);
 }
 
 // ---------------------------------------------------------------- store

@@ -382,6 +382,7 @@ bool IsHttpUrl(std::string_view value) {
 }
 
 Result<std::unique_ptr<ObjectStore>> OpenHttpStore(const HttpStoreOptions& options) {
+  if (options.governor == nullptr) return InvalidArgument("an http store needs a request governor");
   std::string_view url = options.base_url;
   if (!IsHttpUrl(url)) return InvalidArgument("an http store's base URL must start with http:// or https://");
   for (char c : url) {
@@ -399,8 +400,7 @@ Result<std::unique_ptr<ObjectStore>> OpenHttpStore(const HttpStoreOptions& optio
   InitCurlOnce();
   std::string base(url);
   if (base.back() != '/') base += '/';
-  RequestGovernor& governor = options.governor ? *options.governor : DefaultGovernor();
-  return std::unique_ptr<ObjectStore>(std::make_unique<HttpStore>(std::move(base), governor, options.cancel));
+  return std::unique_ptr<ObjectStore>(std::make_unique<HttpStore>(std::move(base), *options.governor, options.cancel));
 }
 
 }  // namespace vigilo::store

@@ -35,6 +35,14 @@ GovernorLimits FastLimits() {
   return limits;
 }
 
+// A governor with the seed's default limits, shared by the tests that
+// need no particular schedule.
+RequestGovernor& SeedDefaultsGovernor() {
+  static std::unique_ptr<RequestGovernor> governor =
+      std::move(RequestGovernor::Create(GovernorLimits{}, DefaultClock(), DefaultRandom())).value();
+  return *governor;
+}
+
 class HttpStoreTest : public ::testing::Test {
  protected:
   std::unique_ptr<ObjectStore> Open(const std::string& base_url) {
@@ -361,11 +369,14 @@ TEST_F(HttpStoreTest, CancelStopsARunningTransfer) {
 TEST(OpenHttpStoreTest, RefusesOtherSchemesQueriesAndCredentialsWithoutEchoingThem) {
   for (std::string_view url : {"file:///etc/", "ftp://h/p", "gopher://h/", "http://user:pw@h/p", "https://h/p?sig=x",
                                "http://h/p#f", "http:///p", "https://h/p q"}) {
-    auto opened = OpenHttpStore({.base_url = std::string(url), .governor = nullptr, .cancel = nullptr});
+    auto opened = OpenHttpStore({.base_url = std::string(url), .governor = &SeedDefaultsGovernor(), .cancel = nullptr});
     EXPECT_EQ(opened.status().code(), StatusCode::kInvalidArgument) << url;
     EXPECT_EQ(opened.status().ToString().find(url.substr(url.find("://") + 3)), std::string::npos) << url;
   }
-  EXPECT_TRUE(OpenHttpStore({.base_url = "HTTPS://example.org/pub", .governor = nullptr, .cancel = nullptr}).ok());
+  EXPECT_TRUE(OpenHttpStore({.base_url = "HTTPS://example.org/pub", .governor = &SeedDefaultsGovernor(), .cancel = nullptr}).ok());
+  // A store without a governor would have no deadline, permits or retries.
+  EXPECT_EQ(OpenHttpStore({.base_url = "https://example.org/pub", .governor = nullptr, .cancel = nullptr}).status().code(),
+            StatusCode::kInvalidArgument);
   EXPECT_TRUE(IsHttpUrl("http://x/manifest.json"));
   EXPECT_TRUE(IsHttpUrl("HTTPS://x/"));
   EXPECT_FALSE(IsHttpUrl("file:///x"));
@@ -388,7 +399,7 @@ TEST(HttpStoreNginxTest, AccessLogShowsOnlyGetsWithSingleRanges) {
   auto url = (*shared)->Serve(dir);
   ASSERT_TRUE(url.ok()) << url.status().ToString();
   const std::string prefix = url->substr((*shared)->server().base_url().size() - 1);  // "/sN/"
-  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = nullptr, .cancel = nullptr})).value();
+  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = &SeedDefaultsGovernor(), .cancel = nullptr})).value();
   size_t log_before = (*shared)->server().AccessLog().size();
 
   GetOptions options;
@@ -433,7 +444,7 @@ TEST(HttpStoreNginxTest, ConcurrentRangedGetsReturnTheirOwnBytes) {
   ASSERT_TRUE(local->CreateIfAbsent("obj", {reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}).ok());
   auto url = (*shared)->Serve(dir);
   ASSERT_TRUE(url.ok()) << url.status().ToString();
-  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = nullptr, .cancel = nullptr})).value();
+  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = &SeedDefaultsGovernor(), .cancel = nullptr})).value();
   constexpr int kThreads = 6;
   constexpr int kGets = 15;
   std::vector<int> mismatches(kThreads, 0);
@@ -470,7 +481,7 @@ TEST(HttpStoreNginxTest, GetManyAnswersEveryRequestInOrder) {
   ASSERT_TRUE(local->CreateIfAbsent("obj", {reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}).ok());
   auto url = (*shared)->Serve(dir);
   ASSERT_TRUE(url.ok()) << url.status().ToString();
-  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = nullptr, .cancel = nullptr})).value();
+  auto store = std::move(OpenHttpStore({.base_url = *url, .governor = &SeedDefaultsGovernor(), .cancel = nullptr})).value();
   const size_t log_before = (*shared)->server().AccessLog().size();
   std::vector<GetRequest> requests;
   for (uint64_t i = 0; i < 9; ++i) {

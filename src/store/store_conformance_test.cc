@@ -33,6 +33,7 @@
 #include "vigilo/store/http_store.h"
 #include "http_test_support.h"
 #include "vigilo/store/local_store.h"
+#include "vigilo/store/prefixed_store.h"
 #include "vigilo/store/memory_store.h"
 #include "vigilo/store/object_store.h"
 
@@ -73,6 +74,13 @@ std::vector<StoreFactory> StoreFactories() {
       {"Local", false,
        [](StoreEnv& env, bool writable) {
          return OpenLocalStore((env.dir / "root").string(), {.writable = writable, .create_root = true});
+       }},
+      // A prefix of a local store is a store of its own.
+      {"PrefixedLocal", false,
+       [](StoreEnv& env, bool writable) -> Result<std::unique_ptr<ObjectStore>> {
+         VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local,
+                                 OpenLocalStore((env.dir / "root").string(), {.writable = writable, .create_root = true}));
+         return MakePrefixedStore(std::move(local), "pubs/one");
        }},
       {"FaultNoFaults", false,
        [](StoreEnv&, bool writable) -> Result<std::unique_ptr<ObjectStore>> {

@@ -8,7 +8,7 @@ root=${1:?usage: check_layers.sh SOURCE_DIR}
 cd "$root"
 
 declare -A rank=([common]=0 [json]=1 [hash]=1 [parquet]=2 [store]=3 [control]=4
-                 [ivf]=5 [cases]=5 [service]=6 [cli]=7 [web]=7)
+                 [ivf]=5 [cases]=5 [engine]=6 [cli]=7 [web]=7)
 failures=0
 
 for dir in src/* include/vigilo/*; do
@@ -32,7 +32,7 @@ done
 # parquet::FileSink (a Parquet file at a path the user chose, not an object),
 # the ingestion's copy of standard input (a scratch file, not an object),
 # and test code writing its fixtures.
-allowed='^(src/store/|src/common/file\.cc|src/service/input_spool\.cc|src/ivf/builder_spill\.cc|src/common/external_sort\.cc|src/parquet/byte_sink\.cc)'
+allowed='^(src/store/|src/common/file\.cc|src/engine/input_spool\.cc|src/ivf/builder_spill\.cc|src/common/external_sort\.cc|src/parquet/byte_sink\.cc)'
 while IFS= read -r hit; do
   file=${hit%%:*}
   [[ $file =~ $allowed ]] && continue
@@ -40,6 +40,23 @@ while IFS= read -r hit; do
   echo "$hit: opens a file outside the store seam (use an ObjectStore, or OpenRegularFile for input files)"
   failures=$((failures + 1))
 done < <(grep -rnE '::open\(|[^a-z_.]fopen\(|std::(i|o)?fstream' src include --include='*.cc' --include='*.h' || true)
+
+# The edge reads the environment; nothing below it may (engine::Settings
+# takes a lookup function), so a second Context in one process can differ.
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  [[ $file =~ ^src/cli/ ]] && continue
+  [[ $file =~ _test\.cc$|_test_support\.h$|test_[a-z_]*\.(cc|h)$ ]] && continue
+  echo "$hit: reads the environment below the edge (take an engine::Settings value instead)"
+  failures=$((failures + 1))
+done < <(grep -rnE 'std::getenv|[^a-z_]getenv\(' src include --include='*.cc' --include='*.h' | grep -v '^[^:]*:[0-9]*: *//' || true)
+
+# The command line composes through the engine: it names no control backend
+# (SQLite is the engine's Context's business, PostgreSQL will be too).
+while IFS= read -r hit; do
+  echo "$hit: the CLI opens control state through engine::Context, not a backend"
+  failures=$((failures + 1))
+done < <(grep -rnE '#include (["<]sqlite3\.h[">]|"vigilo/control/sqlite_)' src/cli || true)
 
 if [ "$failures" -gt 0 ]; then
   echo "layering: $failures violation(s)"

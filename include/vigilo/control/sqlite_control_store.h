@@ -41,14 +41,15 @@ struct SqliteOptions {
 Result<std::unique_ptr<ControlStore>> OpenSqliteControlStore(const std::string& path,
                                                              const SqliteOptions& options = {});
 
-// Where the control database lives: $VIGILO_CONTROL when set and nonempty
-// (a file path; an existing directory means control.sqlite3 inside it),
-// else $XDG_DATA_HOME/vigilo/control.sqlite3, else (XDG_DATA_HOME unset,
-// empty or relative) ~/.local/share/vigilo/control.sqlite3. InvalidArgument
-// when neither VIGILO_CONTROL nor HOME is set.
-Result<std::string> ControlDatabasePath();
-
-// OpenSqliteControlStore(ControlDatabasePath()): what commands use.
-Result<std::unique_ptr<ControlStore>> OpenDefaultControlStore(const SqliteOptions& options = {});
+// The control state a locator names (docs/format/stores.md, "Control
+// state"): "memory:" is a private in-process state that lives as long as the
+// returned store (tests, one-shot embedding: nothing is written anywhere);
+// anything else is the path of the SQLite database file, and an existing
+// directory means control.sqlite3 inside it. Which locator is in force is
+// the edge's decision (engine::Settings); nothing here reads the
+// environment. `options.create` false: a missing file is NotFound.
+inline constexpr std::string_view kMemoryControlLocator = "memory:";
+inline constexpr std::string_view kControlDatabaseFile = "control.sqlite3";
+Result<std::unique_ptr<ControlStore>> OpenControlStore(std::string_view locator, const SqliteOptions& options = {});
 
 }  // namespace vigilo::control

@@ -41,15 +41,12 @@ struct StoreEntry {
 
 class StoreConfig {
  public:
-  // The config in force: `explicit_path` (--stores FILE) if given, else
-  // $VIGILO_STORES if set and nonempty, else DefaultPath(). A missing
-  // default file (or no default path at all) is an empty config; a missing
-  // explicit or $VIGILO_STORES file is NotFound.
-  static Result<StoreConfig> Load(const std::optional<std::string>& explicit_path);
-  // $XDG_DATA_HOME/vigilo/stores.json, or ~/.local/share/vigilo/stores.json
-  // when XDG_DATA_HOME is unset, empty or relative (the XDG rule); nullopt
-  // when HOME is unset too.
-  static std::optional<std::string> DefaultPath();
+  // The config file at `path` (which file is in force is the edge's
+  // decision: engine::Settings, docs/format/stores.md). A missing file is
+  // NotFound, or an empty config that still names `path` as its origin when
+  // `missing_is_empty` (the default location). Nothing here reads the
+  // environment.
+  static Result<StoreConfig> LoadFile(const std::string& path, bool missing_is_empty);
   // Strict parse (unknown fields invalid); `origin` names the file in errors.
   static Result<StoreConfig> Parse(std::string_view json, std::string_view origin);
 
@@ -63,9 +60,14 @@ class StoreConfig {
   std::string origin_;
 };
 
+class RequestGovernor;
+
 struct OpenOptions {
   bool writable = false;     // refuse (RequireWritable) a store that cannot be written safely
   bool create_root = false;  // local directories: create the root if missing
+  // Every request of a remote backend runs under it (it outlives the store);
+  // opening a remote alias without one is InvalidArgument.
+  RequestGovernor* governor = nullptr;
 };
 
 struct ResolvedStore {
@@ -95,7 +97,13 @@ Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry
 // first use and kept. Thread-safe.
 class StoreSet {
  public:
-  StoreSet(StoreConfig config, ResolvedStore primary);
+  // `governor` (may be null when no remote alias is used) governs the
+  // aliases opened later; it outlives the set. `in_process` are stores a
+  // caller registered under an alias (engine::Context::RegisterStore), found
+  // before the config; they outlive the set.
+  using InProcessStores = std::map<std::string, ObjectStore*, std::less<>>;
+  StoreSet(StoreConfig config, ResolvedStore primary, RequestGovernor* governor = nullptr,
+           InProcessStores in_process = {});
 
   ResolvedStore& primary() { return primary_; }
 
@@ -107,6 +115,8 @@ class StoreSet {
  private:
   StoreConfig config_;
   ResolvedStore primary_;
+  RequestGovernor* governor_;
+  InProcessStores in_process_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<ObjectStore>, std::less<>> opened_;
 };

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <span>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,8 @@ class ForwardingStore : public ObjectStore {
  public:
   // `inner` outlives the wrapper.
   explicit ForwardingStore(ObjectStore& inner) : inner_(inner) {}
+  // The wrapper owns `inner`.
+  explicit ForwardingStore(std::unique_ptr<ObjectStore> inner) : owned_(std::move(inner)), inner_(*owned_) {}
 
   const Capabilities& capabilities() const override { return inner_.capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override { return inner_.Get(key, options); }
@@ -31,6 +34,7 @@ class ForwardingStore : public ObjectStore {
   ObjectStore& inner() { return inner_; }
 
  private:
+  std::unique_ptr<ObjectStore> owned_;  // set when the wrapper owns inner_
   ObjectStore& inner_;
 };
 

@@ -284,14 +284,6 @@ std::invoke_result_t<Fn&, const AttemptContext&> RequestGovernor::RunResult(std:
   return operation->RunResult(std::forward<Fn>(attempt));
 }
 
-// The process's governor: SystemClock, DefaultRandom, and the limits given
-// to ConfigureDefaultGovernor (the seed's defaults if none).
-RequestGovernor& DefaultGovernor();
-// Sets the process governor's limits; validated here, before any I/O.
-// InvalidArgument once DefaultGovernor() has been used (permits cannot be
-// resized under running operations).
-Status ConfigureDefaultGovernor(const GovernorLimits& limits);
-
 // Any store with every call governed: Get, Head, CreateIfAbsent,
 // BeginCreate and Delete are operations retried on transient failures (a
 // retried create that finds its own bytes reports kAlreadyIdentical, the

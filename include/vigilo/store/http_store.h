@@ -34,13 +34,13 @@ struct HttpStoreOptions {
   // each segment percent-encoded. No query, fragment or user info (a secret
   // in a URL would end up in logs); a missing trailing '/' is added.
   std::string base_url;
-  // Every request runs under it; null means DefaultGovernor(). Outlives the store.
+  // Every request runs under it (required). Outlives the store.
   RequestGovernor* governor = nullptr;
   // Applied to every request (permit wait, backoff, transfer). Outlives the store.
   const CancelToken* cancel = nullptr;
 };
 
-// InvalidArgument for a base URL that is not http(s) or carries a query,
+// InvalidArgument without a governor, or for a base URL that is not http(s) or carries a query,
 // fragment or user info (the message never echoes the URL).
 Result<std::unique_ptr<ObjectStore>> OpenHttpStore(const HttpStoreOptions& options);
 

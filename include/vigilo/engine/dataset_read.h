@@ -1,0 +1,117 @@
+// Reading published datasets back (issue 20, "Reading back"): which root a
+// user means, and the four read paths over it — a summary, a full
+// verification (cases::ReadDataset), the exact submitted document, and a
+// range of cases through the ordinal index. Every object is fetched within
+// its budget and verified (size, then BLAKE3) before it is decoded; nothing
+// is printed here (the CLI formats).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "vigilo/cases/budget.h"
+#include "vigilo/cases/case_batch.h"
+#include "vigilo/cases/dataset.h"
+#include "vigilo/cases/object_io.h"
+#include "vigilo/cases/object_ref.h"
+#include "vigilo/common/byte_source.h"
+#include "vigilo/common/result.h"
+#include "vigilo/control/control_store.h"
+
+namespace vigilo::engine {
+
+// What a user typed for NAME|REF, for a dataset or a run (the namespace
+// says which): a REF is `@FILE`, `-` (stdin) or inline JSON starting with
+// `{` (an ObjectRef of the namespace's root object — a dataset manifest or
+// a run-plan manifest — as `dataset ingest` prints it; at most 64 KiB, one
+// trailing newline allowed); text holding a '/' is a file too (no name can
+// hold one: the older spelling `dataset verify ROOT_REF_FILE` keeps
+// working); anything else is a root name (control::ValidateRootName).
+struct RootLocator {
+  std::optional<cases::ObjectRef> ref;  // set for a REF
+  std::string name;                     // set for a name
+};
+using DatasetLocator = RootLocator;
+
+// The root object of a namespace's published values
+// (kDatasets: vigilo/dataset-manifest/v1, kRuns: vigilo/run-plan-manifest/v1).
+cases::StorageFormat RootFormat(control::Namespace ns);
+
+// `stdin_source` is read for "-" (tests pass a StringByteSource; the CLI
+// FileByteSource::Stdin()). InvalidArgument for an invalid name or a
+// reference to something other than the namespace's root object, ParseError
+// or InvalidFormat for a malformed reference (the path names where it came
+// from: the file, "<stdin>" or "<reference>"), LimitExceeded over 64 KiB,
+// NotFound for a missing @FILE. Messages say "dataset" or "run".
+Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_source, control::Namespace ns);
+// ParseRootLocator for the datasets namespace.
+Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source);
+
+// A located root.
+struct ResolvedRoot {
+  cases::ObjectRef root;                      // the root object's reference
+  std::optional<control::RootRecord> record;  // for a name: its current version
+  // For a name: the ledger store id of the store its publishing attempt wrote
+  // to (control::StoreSpecForLedgerId turns it into a --store spec). Empty
+  // for a REF.
+  std::string ledger_store_id;
+};
+using ResolvedDataset = ResolvedRoot;
+// A REF is returned as is. A name is looked up in `control`'s namespace `ns`
+// (control may be null only for a REF): NotFound "no dataset is published
+// under NAME" ("no run ...") otherwise; a stored value that is not a
+// reference to the namespace's root object is an error naming
+// "<namespace>/<name> version N".
+Result<ResolvedRoot> ResolveRoot(const RootLocator& locator, control::ControlStore* control, control::Namespace ns);
+// ResolveRoot in the datasets namespace.
+Result<ResolvedDataset> ResolveDataset(const DatasetLocator& locator, control::ControlStore* control);
+
+// `dataset show`: the verified manifest, its source fields, and the object
+// layout found by walking the index pages (batches are counted from their
+// descriptors, not fetched).
+struct DatasetOverview {
+  cases::DatasetManifest manifest;
+  cases::DatasetSourceFields source_fields;
+  uint64_t batch_count = 0;
+  uint64_t index_page_count = 0;
+  uint64_t object_count = 0;  // manifest + source fields + pages + batches
+  uint64_t object_bytes = 0;  // their byte_counts added up
+};
+Result<DatasetOverview> ShowDataset(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                    const cases::ObjectBytesFetch& fetch);
+
+// `dataset export`: writes the exact compact canonical submitted JSON (the
+// bytes whose BLAKE3 is dataset_hash) to `out` in pieces, batch by batch,
+// verifying every object; the hash of what was written is compared with the
+// manifest's at the end (IntegrityError otherwise — after the bytes were
+// written, so a caller streaming to stdout must exit non-zero).
+struct ExportSummary {
+  uint64_t bytes_written = 0;
+  uint64_t case_count = 0;
+  std::string dataset_hash;  // recomputed, equal to the manifest's
+};
+Result<ExportSummary> ExportDataset(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                    const cases::ObjectBytesFetch& fetch,
+                                    const std::function<Status(std::string_view bytes)>& out);
+
+// `dataset cases --from N --to M`: the records with ordinals in [from, to)
+// (to clamped to case_count; from >= case_count or from >= to is
+// InvalidArgument naming the range and the count), in ordinal order, from
+// only the batches that hold them (found through the ordinal index, each
+// verified in full against its index entry). `on_record` gets the decoded
+// record and its canonical line (without LF).
+struct CasesSummary {
+  int32_t from = 0;
+  int32_t to = 0;
+  uint64_t batches_fetched = 0;
+  uint64_t bytes_fetched = 0;  // every object fetched, manifest and pages included
+};
+Result<CasesSummary> ReadDatasetCases(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                      const cases::ObjectBytesFetch& fetch, int32_t from, int32_t to,
+                                      const std::function<Status(const cases::CaseRecord& record,
+                                                                 std::string_view line)>& on_record);
+
+}  // namespace vigilo::engine

@@ -1,0 +1,50 @@
+// Published roots through a Context: the stores a named dataset or run is
+// read from, where a publishing operation writes, and the published names.
+// What the dataset and run operations of every binding share.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vigilo/cases/object_io.h"
+#include "vigilo/control/control_store.h"
+#include "vigilo/engine/context.h"
+#include "vigilo/engine/dataset_read.h"
+#include "vigilo/engine/write_target.h"
+#include "vigilo/store/config.h"
+
+namespace vigilo::engine {
+
+// A located root and the stores its objects are read from.
+struct OpenedRoot {
+  ResolvedRoot resolved;
+  std::unique_ptr<store::StoreSet> stores;
+  cases::ObjectBytesFetch fetch;  // reads through `stores`
+};
+
+// A NAME is looked up in `ns` (NotFound "no dataset is published under
+// NAME" also when there is no control state yet) and read from the store
+// its publishing attempt wrote to, unless `store_spec` is given; a REF
+// needs `store_spec` or a configured alias equal to its storage_alias
+// (InvalidArgument naming the setting `store` otherwise).
+Result<OpenedRoot> OpenPublishedRoot(Context& context, const RootLocator& locator, std::string_view store_spec,
+                                     control::Namespace ns);
+
+// Where a publishing operation writes: the store `store_spec` names, opened
+// writable (its root directory created when `create_root`), and the
+// WriteTarget over it, the context's control state, governor, wall clock
+// and random source. Heap-allocated: the target points into it.
+struct WriteSession {
+  store::ResolvedStore resolved;
+  WriteTarget target;
+};
+Result<std::unique_ptr<WriteSession>> OpenWriteSession(Context& context, std::string_view store_spec,
+                                                       bool create_root);
+
+// Every published name of `ns` with its current version; empty when there
+// is no control state yet (listing never creates one).
+Result<std::vector<control::RootRecord>> ListPublishedRoots(Context& context, control::Namespace ns);
+
+}  // namespace vigilo::engine

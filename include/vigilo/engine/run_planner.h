@@ -1,0 +1,67 @@
+// Run planning (issue 21): a published dataset plus an evaluation profile
+// becomes an immutable run plan — execution chunks over logical shards,
+// the run-chunks index, gate-count chains, the run configuration and the
+// run-plan manifest — written in one bounded pass over the dataset's cases
+// (one case decoded at a time), verified as activation verifies it, and
+// published under a name in the control store's `runs` namespace exactly as
+// datasets are (an attempt in the ledger, keys recorded before creates, a
+// lease-fenced root). docs/format/case-storage-runs.md, "Run planning".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "vigilo/cases/budget.h"
+#include "vigilo/cases/object_io.h"
+#include "vigilo/cases/run_plan.h"
+#include "vigilo/control/control_store.h"
+#include "vigilo/engine/run_profile.h"
+#include "vigilo/engine/write_target.h"
+#include "vigilo/store/clock.h"
+
+namespace vigilo::engine {
+
+struct PlanProgress {
+  std::string phase;  // "planning", "verifying", "publishing"
+  uint64_t cases = 0;
+  uint64_t total_cases = 0;
+};
+
+struct PlanRunOptions {
+  std::string name;  // the run's root name; empty: "<dataset_id>.<profile_id>"
+  bool replace = false;
+  cases::BudgetConfig budget = cases::BudgetConfig::Defaults();
+  std::filesystem::path scratch_dir;
+  store::Micros lease_duration = store::Micros{300} * 1'000'000;
+  std::function<void(const PlanProgress&)> progress;
+  const store::CancelToken* cancel = nullptr;
+};
+
+using PlanOutcome = RootOutcome;
+
+struct PlanRunResult {
+  PlanOutcome outcome = PlanOutcome::kPublished;
+  std::string name;
+  uint64_t root_version = 0;
+  cases::ObjectRef root;  // the run-plan manifest the name now holds
+  cases::RunPlanManifest plan;
+  control::AttemptRef attempt;
+  bool resumed = false;
+  uint64_t cases_read = 0;
+  uint64_t chunk_pages = 0;
+  uint64_t gate_pages = 0;
+  uint64_t objects_written = 0;
+  uint64_t objects_replayed = 0;
+  uint64_t bytes_written = 0;
+  uint64_t cleanup_deleted = 0;
+};
+
+// `dataset_root` is a published dataset manifest reference and
+// `dataset_fetch` reads its objects (the plan only references them).
+Result<PlanRunResult> PlanRun(const cases::ObjectRef& dataset_root, const cases::ObjectBytesFetch& dataset_fetch,
+                              const EvaluationProfile& profile, const PlanRunOptions& options,
+                              const WriteTarget& target);
+
+}  // namespace vigilo::engine

@@ -1,0 +1,38 @@
+// Where a publishing command writes: the object store (and the governor
+// every request to it goes through), the alias its references record, and
+// the control store that owns attempts, leases and named roots.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "vigilo/control/control_store.h"
+#include "vigilo/store/clock.h"
+#include "vigilo/store/governor.h"
+#include "vigilo/store/object_store.h"
+
+namespace vigilo::engine {
+
+struct WriteTarget {
+  control::ControlStore* control = nullptr;
+  store::ObjectStore* store = nullptr;         // the backend itself (not governed)
+  store::RequestGovernor* governor = nullptr;  // governs every request to it
+  std::string alias;                           // recorded in every reference
+  std::string ledger_store_id;                 // control::LedgerStoreId of the store
+  store::Clock* wall_clock = nullptr;          // leases (control::DefaultWallClock())
+  store::RandomSource* random = nullptr;       // identifiers drawn once (run ids); null: store::DefaultRandom()
+};
+
+// What publishing a root under a name did.
+enum class RootOutcome {
+  kPublished,  // the name was free (or already held exactly this root)
+  kReplaced,   // `replace`: the name held another root, which this one replaced
+  kUnchanged,  // the name already held the same content: nothing was published
+};
+std::string_view RootOutcomeName(RootOutcome outcome);  // "published", "replaced", "unchanged"
+
+// Everything a write needs is there, the alias is valid and the store can
+// be written safely (conditional creates, read after create).
+Status CheckWriteTarget(const WriteTarget& target);
+
+}  // namespace vigilo::engine

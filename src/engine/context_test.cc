@@ -1,0 +1,299 @@
+// The engine's edge objects: settings read from an injected environment,
+// the locator grammar, and a Context whose stores and control state live
+// in memory — a dataset ingested, verified and exported, and a publication
+// built, verified and searched, with no file written but the test's input.
+#include "vigilo/engine/context.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "vigilo/cases/dataset_reader.h"
+#include "vigilo/engine/dataset_ingest.h"
+#include "vigilo/engine/locator.h"
+#include "vigilo/engine/publication.h"
+#include "vigilo/engine/roots.h"
+#include "vigilo/engine/settings.h"
+#include "vigilo/ivf/builder.h"
+#include "vigilo/ivf/publication_verify.h"
+#include "vigilo/store/caching_store.h"
+#include "vigilo/store/memory_store.h"
+#include "vigilo/store/prefixed_store.h"
+
+namespace vigilo::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+EnvironmentLookup Env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// ---- settings ----
+
+TEST(SettingsTest, StoresConfigIsVigiloStoresElseTheXdgDataFile) {
+  Settings s = SettingsFromEnvironment(Env({{"VIGILO_STORES", "/etc/s.json"}, {"XDG_DATA_HOME", "/data"}}));
+  EXPECT_EQ(s.stores_file, "/etc/s.json");
+  EXPECT_EQ(s.default_stores_file, "/data/vigilo/stores.json");
+  // An empty variable counts as unset; a relative XDG directory is ignored.
+  s = SettingsFromEnvironment(Env({{"VIGILO_STORES", ""}, {"XDG_DATA_HOME", "rel"}, {"HOME", "/home/u"}}));
+  EXPECT_EQ(s.stores_file, std::nullopt);
+  EXPECT_EQ(s.default_stores_file, "/home/u/.local/share/vigilo/stores.json");
+  s = SettingsFromEnvironment(Env({}));
+  EXPECT_EQ(s.stores_file, std::nullopt);
+  EXPECT_EQ(s.default_stores_file, std::nullopt);
+}
+
+TEST(SettingsTest, ControlIsVigiloControlElseTheXdgDataDirectory) {
+  EXPECT_EQ(SettingsFromEnvironment(Env({{"VIGILO_CONTROL", "/c/db"}, {"HOME", "/h"}})).control, "/c/db");
+  EXPECT_EQ(SettingsFromEnvironment(Env({{"XDG_DATA_HOME", "/data"}})).control, "/data/vigilo/control.sqlite3");
+  EXPECT_EQ(SettingsFromEnvironment(Env({{"VIGILO_CONTROL", ""}, {"HOME", "/home/someone"}})).control,
+            "/home/someone/.local/share/vigilo/control.sqlite3");
+  EXPECT_EQ(SettingsFromEnvironment(Env({})).control, "");
+}
+
+TEST(SettingsTest, CacheDirectoriesFollowXdgAndVigiloCacheTurnsOnlyTheRangeCacheOff) {
+  Settings s = SettingsFromEnvironment(Env({{"XDG_CACHE_HOME", "/cache"}, {"HOME", "/h"}}));
+  EXPECT_EQ(s.cache_directory, "/cache/vigilo/ranges");
+  EXPECT_EQ(s.ground_truth_directory, "/cache/vigilo/ground-truth");
+  s = SettingsFromEnvironment(Env({{"VIGILO_CACHE", "off"}, {"HOME", "/h"}}));
+  EXPECT_EQ(s.cache_directory, "");
+  EXPECT_EQ(s.ground_truth_directory, "/h/.cache/vigilo/ground-truth");
+  EXPECT_EQ(CacheMaxBytes(s).value(), store::kDefaultCacheMaxBytes);
+  s.cache_max_bytes = "12k";
+  Status bad = CacheMaxBytes(s).status();
+  EXPECT_EQ(bad.ToString(), "invalid_argument: VIGILO_CACHE_MAX_BYTES: '12k' is not a positive number of bytes");
+  s.cache_max_bytes = "4096";
+  EXPECT_EQ(CacheMaxBytes(s).value(), 4096u);
+}
+
+// ---- locators ----
+
+TEST(LocatorTest, EachFormIsRecognised) {
+  Result<Locator> l = ParseLocator("pubs/wink/manifest.json");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->kind, LocatorKind::kPath);
+  EXPECT_EQ(l->path, "pubs/wink/manifest.json");
+  l = ParseLocator("file:///srv/pub%20one");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->kind, LocatorKind::kPath);
+  EXPECT_EQ(l->path, "/srv/pub one");
+  l = ParseLocator("HTTPS://example.org/p/manifest.json");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->kind, LocatorKind::kUrl);
+  l = ParseLocator("bucket_1:pubs/wink/manifest.json");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->kind, LocatorKind::kAliasKey);
+  EXPECT_EQ(l->alias, "bucket_1");
+  EXPECT_EQ(l->key, "pubs/wink/manifest.json");
+  l = ParseLocator("catalog:wordnet/glosses");
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->kind, LocatorKind::kCatalog);
+  EXPECT_EQ(l->key, "wordnet/glosses");
+  // A colon after the first '/' is part of a path; ./ makes any name a path.
+  EXPECT_EQ(ParseLocator("pubs/a:b").value().kind, LocatorKind::kPath);
+  EXPECT_EQ(ParseLocator("./a:b").value().kind, LocatorKind::kPath);
+}
+
+TEST(LocatorTest, OtherUrlsAreRefusedWithoutBeingEchoed) {
+  Status s = ParseLocator("s3://secret-bucket/p?X-Amz-Signature=abc").status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.ToString().find("secret-bucket"), std::string::npos) << s.ToString();
+  EXPECT_EQ(ParseLocator("").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseLocator("file://host/x").status().code(), StatusCode::kInvalidArgument);
+}
+
+// ---- a context in memory ----
+
+class MemoryContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("vigilo-context-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "scratch");
+    ContextOptions options;
+    options.settings.control = "memory:";
+    // Nothing on disk may be consulted: a stores file that does not exist
+    // would be NotFound if anything read it.
+    options.settings.default_stores_file = (dir_ / "no-stores.json").string();
+    options.wall_clock = &wall_;
+    auto context = Context::Create(std::move(options));
+    ASSERT_TRUE(context.ok()) << context.status().ToString();
+    context_ = std::move(context).value();
+    ASSERT_TRUE(context_->RegisterStore("mem", memory_).ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Every file below the test's directory (the test's own inputs included).
+  std::vector<std::string> Files() {
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+      if (!e.is_directory()) out.push_back(fs::relative(e.path(), dir_).string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  fs::path dir_;
+  store::ManualClock wall_{store::Micros{1'767'225'600} * 1'000'000};
+  store::MemoryStore memory_;
+  std::unique_ptr<Context> context_;
+};
+
+TEST_F(MemoryContextTest, ADatasetIsIngestedVerifiedAndExportedInMemory) {
+  // Canonical already (members in key order), so the export is these bytes.
+  std::string doc = R"({"cases":[)";
+  for (int i = 0; i < 120; ++i) {
+    char id[40];
+    std::snprintf(id, sizeof id, "00000000-0000-4000-8000-%012d", i);
+    doc += std::string(i ? "," : "") + R"({"id":")" + id + R"(","input":{"prompt":"q)" + std::to_string(i) +
+           R"("},"task_type":"generation"})";
+  }
+  doc += R"(],"dataset_id":"mem-set","dataset_version":"v1"})";
+  const fs::path input = dir_ / "in.json";
+  std::ofstream(input, std::ios::binary) << doc;
+
+  Result<std::unique_ptr<WriteSession>> session = OpenWriteSession(*context_, "mem", /*create_root=*/false);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  IngestOptions options;
+  options.scratch_dir = dir_ / "scratch";
+  IngestInput in;
+  in.path = input.string();
+  Result<IngestResult> ingested = IngestDataset(in, options, (*session)->target);
+  ASSERT_TRUE(ingested.ok()) << ingested.status().ToString();
+  EXPECT_EQ(ingested->root.storage_alias, "mem");
+  EXPECT_GT(memory_.object_count(), 0u);
+
+  // Listed, then read back by name through the same context.
+  Result<std::vector<control::RootRecord>> names = ListPublishedRoots(*context_, control::Namespace::kDatasets);
+  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  ASSERT_EQ(names->size(), 1u);
+  EXPECT_EQ((*names)[0].name, "mem-set");
+  Result<OpenedRoot> opened = OpenPublishedRoot(*context_, RootLocator{.ref = std::nullopt, .name = "mem-set"}, "",
+                                                control::Namespace::kDatasets);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->resolved.root.key, ingested->root.key);
+  Result<cases::ReadDatasetSummary> verified =
+      cases::ReadDataset(opened->resolved.root, cases::BudgetConfig::Defaults(), dir_ / "scratch", opened->fetch);
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+
+  std::string exported;
+  Result<ExportSummary> summary = ExportDataset(opened->resolved.root, cases::BudgetConfig::Defaults(), opened->fetch,
+                                                [&](std::string_view bytes) {
+                                                  exported.append(bytes);
+                                                  return Status::Ok();
+                                                });
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(exported, doc);  // already canonical: the exact bytes submitted
+  EXPECT_EQ(summary->case_count, 120u);
+  // Nothing was written to disk: only the input is there.
+  EXPECT_EQ(Files(), std::vector<std::string>{"in.json"});
+}
+
+// A small fvecs file: 600 rows of dimension 8.
+void WriteVectors(const fs::path& path) {
+  std::ofstream f(path, std::ios::binary);
+  for (int i = 0; i < 600; ++i) {
+    int32_t d = 8;
+    f.write(reinterpret_cast<const char*>(&d), 4);
+    for (int j = 0; j < 8; ++j) {
+      float v = static_cast<float>((i * 7 + j * 13) % 29) + 0.25f * static_cast<float>(j);
+      f.write(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+}
+
+ivf::BuildOptions SmallBuild(const fs::path& input, const fs::path& scratch) {
+  ivf::BuildOptions o;
+  o.input = input.string();
+  o.nlist = 12;
+  o.roots = 3;
+  o.threads = 1;
+  o.source = true;
+  o.scratch = scratch.string();
+  return o;
+}
+
+TEST_F(MemoryContextTest, APublicationIsBuiltVerifiedAndSearchedInMemoryAsItIsOnDisk) {
+  const fs::path input = dir_ / "base.fvecs";
+  WriteVectors(input);
+  // Built under a key prefix of the registered memory store.
+  auto prefixed = store::MakePrefixedStore(std::make_unique<store::ForwardingStore>(memory_), "pubs/small");
+  ASSERT_TRUE(prefixed.ok());
+  Result<ivf::BuildSummary> built = ivf::BuildPublication(SmallBuild(input, dir_ / "scratch"), **prefixed);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  // The build left nothing on disk (its spill directory is gone).
+  EXPECT_EQ(Files(), std::vector<std::string>{"base.fvecs"});
+  Result<ivf::VerifyReport> verified = ivf::VerifyPublicationFrom(**prefixed, "manifest.json", ivf::VerifyOptions{});
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+  EXPECT_TRUE(verified->ok());
+
+  // The same build into a directory gives the same bytes (same seed).
+  ivf::BuildOptions local = SmallBuild(input, dir_ / "scratch");
+  local.out = (dir_ / "pub").string();
+  ASSERT_TRUE(ivf::BuildPublication(local).ok());
+
+  SearchRequest request;
+  request.vectors = {{1, 2, 3, 4, 5, 6, 7, 8}, {20, 3, 9, 0, 14, 2, 8, 27}};
+  request.k = 5;
+  request.nprobe = 4;
+  request.columns = {"vector"};
+  std::vector<std::string> answers;
+  for (std::string locator : {(dir_ / "pub").string(), (dir_ / "pub" / "manifest.json").string(),
+                              std::string("mem:pubs/small"), std::string("mem:pubs/small/"),
+                              std::string("mem:pubs/small/manifest.json")}) {
+    auto publication = Publication::Open(*context_, locator);
+    ASSERT_TRUE(publication.ok()) << locator << ": " << publication.status().ToString();
+    EXPECT_EQ((*publication)->manifest().artifact_uuid, built->manifest.artifact_uuid) << locator;
+    Result<SearchResult> found = (*publication)->Search(request);
+    ASSERT_TRUE(found.ok()) << locator << ": " << found.status().ToString();
+    ASSERT_EQ(found->result.hits.size(), 10u) << locator;
+    std::string text;
+    for (size_t i = 0; i < found->result.hits.size(); ++i) {
+      const ivf::QueryHit& h = found->result.hits[i];
+      text += std::to_string(h.query) + "/" + std::to_string(h.rank) + "/" +
+              std::to_string(found->result.keys.integers[i]) + "/" + std::to_string(h.distance) + "/" +
+              found->payload.Value(i, 0) + ";";
+    }
+    answers.push_back(text);
+  }
+  for (size_t i = 1; i < answers.size(); ++i) EXPECT_EQ(answers[i], answers[0]) << i;
+
+  // A search asks for vectors or texts, and refuses a column returned
+  // already under the setting's name, before anything is fetched.
+  auto publication = Publication::Open(*context_, "mem:pubs/small");
+  ASSERT_TRUE(publication.ok());
+  EXPECT_EQ((*publication)->Search(SearchRequest{}).status().code(), StatusCode::kInvalidArgument);
+  SearchRequest twice = request;
+  twice.columns = {"_row"};
+  Status refused = (*publication)->Search(twice).status();
+  EXPECT_EQ(refused.ToString(), "invalid_argument: columns: '_row' is printed already");
+}
+
+TEST_F(MemoryContextTest, LocatorsThatNameNothingUsableAreRefused) {
+  Status s = Publication::Open(*context_, "nosuch:pubs/x").status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(s.message(), "no store alias \"nosuch\" is configured in " + (dir_ / "no-stores.json").string() +
+                             "; for a local path write ./nosuch:pubs/x");
+  s = Publication::Open(*context_, "catalog:wordnet/glosses").status();
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
+  s = Publication::Open(*context_, "mem:pubs/none").status();
+  EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+  EXPECT_EQ(s.path(), "mem:pubs/none/manifest.json") << s.ToString();
+  s = Publication::Open(*context_, "mem:../x").status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  // "local" always means a directory named by path.
+  EXPECT_EQ(context_->RegisterStore("local", memory_).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vigilo::engine
