@@ -6,6 +6,7 @@
 #include <limits>
 #include <variant>
 
+#include "column_schema.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/parquet/column_reader.h"
@@ -105,75 +106,7 @@ Result<parquet::Footer> ReadObjectFooter(store::ObjectStore& store, const Object
 
 namespace {
 
-// One expected leaf column.
-struct Expected {
-  std::string name;
-  ColumnType type;
-  bool required;
-};
-
-Status CheckColumn(const Footer& f, size_t leaf, const Expected& want, const std::string& where) {
-  const auto& schema = f.metadata.schema;
-  const parquet::LeafColumn& lc = f.schema.leaves[leaf];
-  const parquet::SchemaElement& e = schema[lc.schema_index];
-  std::vector<std::string_view> path = parquet::LeafPath(schema, f.schema, lc);
-  auto fail = [&](const std::string& why) {
-    return InvalidFormat("column " + std::to_string(leaf) + " must be " + want.name + " (" + want.type.ToString() +
-                         (want.required ? ", required" : "") + "): " + why)
-        .WithPath(where);
-  };
-  bool is_list = want.type.kind == Kind::kFloatList;
-  if (path.empty() || path[0] != want.name) return fail("it is named \"" + std::string(path.empty() ? "" : path[0]) + "\"");
-  if (is_list ? (path.size() != 3 || lc.max_repetition_level != 1) : path.size() != 1) {
-    return fail("wrong nesting");
-  }
-  // A list's nullability is its top-level group's.
-  const parquet::SchemaElement& field = is_list ? schema[f.schema.parent[f.schema.parent[lc.schema_index]]] : e;
-  bool required = field.repetition_type == parquet::FieldRepetitionType::kRequired;
-  if (want.required && !required) return fail("it is not REQUIRED");
-  Type physical = Type::kBoolean;
-  switch (want.type.kind) {
-    case Kind::kBoolean: physical = Type::kBoolean; break;
-    case Kind::kInt:
-    case Kind::kDate: physical = Type::kInt32; break;
-    case Kind::kLong: physical = Type::kInt64; break;
-    case Kind::kBinary:
-    case Kind::kString: physical = Type::kByteArray; break;
-    case Kind::kFixed: physical = Type::kFixedLenByteArray; break;
-    case Kind::kFloat:
-    case Kind::kFloatList: physical = Type::kFloat; break;
-    case Kind::kDouble: physical = Type::kDouble; break;
-  }
-  if (e.type != physical) return fail("wrong physical type");
-  if (want.type.kind == Kind::kFixed && e.type_length != static_cast<int32_t>(want.type.fixed_length)) {
-    return fail("wrong type_length");
-  }
-  bool is_string = (e.logical_type && e.logical_type->kind == parquet::LogicalType::Kind::kString) ||
-                   e.converted_type == parquet::ConvertedType::kUtf8;
-  bool is_date = (e.logical_type && e.logical_type->kind == parquet::LogicalType::Kind::kDate) ||
-                 e.converted_type == parquet::ConvertedType::kDate;
-  if ((want.type.kind == Kind::kString) != is_string) return fail(is_string ? "it is a string" : "it is not a string");
-  if ((want.type.kind == Kind::kDate) != is_date) return fail(is_date ? "it is a date" : "it is not a date");
-  return Status::Ok();
-}
-
-Status CheckSchema(const Footer& f, const std::vector<Expected>& columns, const std::string& where) {
-  if (f.schema.leaves.size() != columns.size()) {
-    return InvalidFormat("expected " + std::to_string(columns.size()) + " columns, found " +
-                         std::to_string(f.schema.leaves.size()))
-        .WithPath(where);
-  }
-  for (size_t i = 0; i < columns.size(); ++i) VIGILO_RETURN_IF_ERROR(CheckColumn(f, i, columns[i], where));
-  return Status::Ok();
-}
-
-std::vector<Expected> LvqColumns() {
-  return {{"offset", {Kind::kFloat}, true}, {"scale", {Kind::kFloat}, true}, {"code", {Kind::kBinary}, true}};
-}
-
-}  // namespace
-
-namespace {
+using Expected = ExpectedColumn;
 
 Status CheckCodeLengths(const parquet::DecodedColumn& codes, uint64_t want, const std::string& where) {
   for (size_t i = 0; i < codes.values.size(); ++i) {
@@ -391,9 +324,7 @@ class Checker {
   void CheckPostingsFile(const PostingsFile& file) {
     const std::string& path = file.object.path;
     CheckObject(file.object, [&](const Footer& f) {
-      std::vector<Expected> columns = {{"cid", {Kind::kInt}, true}};
-      for (const Field& k : m_.index.source_key) columns.push_back({k.name, k.type, true});
-      for (Expected& e : LvqColumns()) columns.push_back(std::move(e));
+      std::vector<Expected> columns = PostingsColumns(m_);
       if (Status s = CheckSchema(f, columns, path); !s.ok()) {
         Fail(std::move(s));
         return;

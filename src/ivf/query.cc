@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "column_schema.h"
 #include "lvq_screen_internal.h"
 #include "postings_group_columns.h"
 #include "vigilo/ivf/lvq_kernels.h"
@@ -248,17 +249,23 @@ PublicationReader::Scratch& PublicationReader::scratch() {
 }
 
 PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {
-  object_sizes_.emplace(manifest_.hierarchy.centroids.path, manifest_.hierarchy.centroids.size);
-  for (const PostingsFile& f : manifest_.postings) object_sizes_.emplace(f.object.path, f.object.size);
+  objects_.emplace(manifest_.hierarchy.centroids.path, manifest_.hierarchy.centroids);
+  for (const PostingsFile& f : manifest_.postings) objects_.emplace(f.object.path, f.object);
   if (manifest_.source) {
-    for (const SourceFile& f : manifest_.source->files) object_sizes_.emplace(f.object.path, f.object.size);
+    for (const SourceFile& f : manifest_.source->files) objects_.emplace(f.object.path, f.object);
   }
 }
 
 std::optional<uint64_t> PublicationReader::ObjectSize(std::string_view path) const {
-  auto it = object_sizes_.find(path);
-  if (it == object_sizes_.end()) return std::nullopt;
-  return it->second;
+  auto it = objects_.find(path);
+  if (it == objects_.end()) return std::nullopt;
+  return it->second.size;
+}
+
+const std::string& PublicationReader::ObjectSha256(std::string_view path) const {
+  static const std::string kNone;
+  auto it = objects_.find(path);
+  return it == objects_.end() ? kNone : it->second.sha256;
 }
 
 QueryRun::QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options)
@@ -487,7 +494,10 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           parquet::Footer* footer = &*step->footer;
           // Cached first: the groups point into the cached footer.
           const parquet::Footer& cached = reader_.footers_.emplace(file, std::move(*footer)).first->second;
-          auto groups = IndexPostingsFooter(m, f, cached);
+          // The columns are read by position: they must be the manifest's
+          // (its source-key above all), exactly as `index verify` checks.
+          Status schema = CheckSchema(cached, PostingsColumns(m), f.object.path);
+          auto groups = schema.ok() ? IndexPostingsFooter(m, f, cached) : Result<std::vector<PostingsGroup>>(schema);
           std::vector<parquet::ColumnDescriptor> columns;
           for (size_t leaf = 1; leaf < 5 && groups.ok(); ++leaf) {
             auto column = parquet::DescribeColumn(cached.metadata.schema, cached.schema, leaf);

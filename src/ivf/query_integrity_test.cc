@@ -303,6 +303,59 @@ TEST_F(QueryIntegrityTest, AFileMustHoldItsBoundaryCidsAndRows) {
   EXPECT_TRUE(Query({Point(3.0f)}, kNlist).ok());
 }
 
+// Issue 34: a centroids object with the manifest's size but other bytes —
+// here the centroids of another build (another seed), as a mix-up of two
+// publications' files leaves them — is refused before a hit is scored,
+// locally and (through the same driver) over HTTP; as is one flipped byte.
+TEST_F(QueryIntegrityTest, CentroidsOfTheRightSizeButAnotherDigestAreRefused) {
+  const std::string original = *store_->Peek(m_.hierarchy.centroids.path);
+  BuildOptions o;
+  o.input = (dir_ / "base.fvecs").string();
+  o.nlist = kNlist;
+  o.roots = 6;
+  o.seed = 2;
+  o.scratch = dir_.string();
+  store::MemoryStore other_store;
+  auto other = BuildPublication(o, other_store);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  const std::string foreign = *other_store.Peek(other->manifest.hierarchy.centroids.path);
+  ASSERT_NE(foreign, original);
+  std::string flipped = original;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x01);
+  for (const std::string& bytes : {foreign, flipped}) {
+    if (bytes.size() != original.size()) continue;  // another size is refused by the size check already
+    store_->Overwrite(m_.hierarchy.centroids.path, bytes);
+    auto refused = Query({Point(3.0f)}, kNlist);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kIntegrityError) << refused.status().ToString();
+    EXPECT_EQ(refused.status().path(), m_.hierarchy.centroids.path);
+    EXPECT_EQ(refused.status().message(), "sha256 of the object is " + *Sha256Hex(bytes) + ", expected " +
+                                              m_.hierarchy.centroids.sha256 +
+                                              " (the manifest names another object of this size)");
+  }
+  EXPECT_EQ(foreign.size(), original.size()) << "the other build's centroids were not compared";
+  store_->Overwrite(m_.hierarchy.centroids.path, original);
+  EXPECT_TRUE(Query({Point(3.0f)}, kNlist).ok());
+}
+
+// Issue 34: the postings are read by position, so a manifest whose
+// source-key the postings do not hold (their key column is named _row) is
+// refused as `index verify` refuses it, never answered with the wrong key.
+TEST_F(QueryIntegrityTest, ASourceKeyThePostingsDoNotHoldIsRefused) {
+  ASSERT_EQ(m_.index.source_key.size(), 1u);
+  m_.index.source_key[0].name = "id";
+  auto refused = Query({Point(3.0f)}, kNlist);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidFormat) << refused.status().ToString();
+  EXPECT_EQ(refused.status().path(), m_.postings[0].object.path);
+  EXPECT_EQ(refused.status().message(), "column 1 must be id (long, required): it is named \"_row\"");
+  // Another key type is refused the same way.
+  m_.index.source_key[0] = Field{"_row", ColumnType{ColumnType::Kind::kInt}};
+  refused = Query({Point(3.0f)}, kNlist);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidFormat) << refused.status().ToString();
+  EXPECT_EQ(refused.status().message(), "column 1 must be _row (int, required): wrong physical type");
+}
+
 // A footer refused is not cached: the same reader refuses it on every query.
 TEST_F(QueryIntegrityTest, ARefusedFooterIsRefusedAgain) {
   SwapPostings(0, m_.postings.size() - 1);

@@ -2,6 +2,7 @@
 #include <map>
 #include <string>
 
+#include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/query.h"
 #include "vigilo/ivf/source_lookup.h"
 
@@ -39,6 +40,15 @@ class RunCounter {
   FetchStats* stats_;
   std::map<std::string, bool, std::less<>> footer_read_;  // path → a range reached its end
 };
+
+// IntegrityError unless `bytes` hash to `sha256` (the manifest's).
+Status CheckWholeObject(const std::string& path, std::span<const uint8_t> bytes, const std::string& sha256) {
+  VIGILO_ASSIGN_OR_RETURN(std::string got, Sha256Hex(bytes));
+  if (got == sha256) return Status::Ok();
+  return IntegrityError("sha256 of the object is " + got + ", expected " + sha256 +
+                        " (the manifest names another object of this size)")
+      .WithPath(path);
+}
 
 }  // namespace
 
@@ -89,6 +99,15 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   std::vector<store::GetResponse> answers = store.GetMany(gets);
   for (store::GetResponse& a : answers) {
     if (!a.bytes.ok()) return a.bytes.status();
+  }
+  // A whole object is checked against the manifest's digest before the
+  // core sees a byte of it: the centroids always (an object of the
+  // manifest's size from another build is refused, not answered from), a
+  // small file whose footer read covered it too.
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const ObjectRange& r = requests[i];
+    if (r.offset != 0 || r.length != reader.ObjectSize(r.path)) continue;
+    VIGILO_RETURN_IF_ERROR(CheckWholeObject(r.path, answers[i].bytes->span(), reader.ObjectSha256(r.path)));
   }
   CountRound(answers, stats);
   for (store::GetResponse& a : answers) {

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "store_test_support.h"
+#include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/distance.h"
 #include "vigilo/ivf/kmeans_random.h"
@@ -376,8 +377,13 @@ TEST_P(QueryTest, RefusesWrongCodeLengthsAndNonFiniteRows) {
     return offset + header;
   };
   auto query_with = [&](const std::vector<uint8_t>& bytes) {
-    store_->Overwrite(path, std::string(bytes.begin(), bytes.end()));
-    PublicationReader reader(manifest_);
+    std::string patched(bytes.begin(), bytes.end());
+    store_->Overwrite(path, patched);
+    // The digest follows the bytes: a small file read whole is refused by it
+    // first; these are the checks that guard a file read in ranges.
+    Manifest m = manifest_;
+    m.postings[0].object.sha256 = *Sha256Hex(patched);
+    PublicationReader reader(m);
     QueryOptions options;
     options.nprobe = 40;
     auto result = RunQuery(reader, *store_, {std::vector<float>(kD, 1.0f)}, options);

@@ -25,6 +25,7 @@ set(VIGILO_READ_CORE_IVF_SOURCES
   ${VIGILO_READ_CORE_DIR}/src/ivf/manifest_decode.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/manifest_validate.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/postings_cid.cc
+  ${VIGILO_READ_CORE_DIR}/src/ivf/column_schema.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/range_plan.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/query.cc
   ${VIGILO_READ_CORE_DIR}/src/ivf/postings_group_columns.cc

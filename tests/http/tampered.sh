@@ -74,8 +74,10 @@ if edit_postings_entry sized size '$v + 1' && adopt_manifest sized; then
 fi
 
 # (b) Its SHA-256 changed (artifact-uuid re-derived): verify reads the whole
-# object and names the mismatch; a query reads intact bytes (it checks sizes
-# and footers, not whole-object digests) and answers exactly as the original.
+# object and names the mismatch. The query reads this small postings file
+# whole too (its footer read takes all of it), so it checks the same digest
+# and refuses rather than answer from bytes the manifest does not name
+# (issue 34; a file read in ranges is guarded by its footer and row checks).
 copy_publication digest
 if edit_postings_entry digest sha256 '(substr($v, 0, 1) eq "0" ? "1" : "0") . substr($v, 1)' && adopt_manifest digest; then
   actual=$(sha256sum "$tmp/www/pub/$postings" | cut -d' ' -f1)
@@ -85,13 +87,9 @@ if edit_postings_entry digest sha256 '(substr($v, 0, 1) eq "0" ? "1" : "0") . su
   expect_error "digest changed: verify over HTTP" \
     "vigilo: integrity_error: $postings: SHA-256 $actual does not match the manifest's $stated" \
     index verify "$(url_of digest)"
-  "$vigilo" index query "$local_manifest" "${query_args[@]}" >"$tmp/local.out" 2>&1
-  "$vigilo" index query "$(url_of digest)" "${query_args[@]}" >"$tmp/http.out" 2>&1
-  if [[ $? -eq 0 ]] && cmp -s "$tmp/local.out" "$tmp/http.out"; then
-    pass "digest changed: query over HTTP answers exactly as the original (the bytes read are intact)"
-  else
-    fail "digest changed: query: $(diff "$tmp/local.out" "$tmp/http.out" | head -c 400)"
-  fi
+  expect_error "digest changed: query over HTTP refuses the whole object it read" \
+    "vigilo: integrity_error: $postings: sha256 of the object is $actual, expected $stated (the manifest names another object of this size)" \
+    index query "$(url_of digest)" "${query_args[@]}"
 fi
 
 # (c) The object truncated on the server (manifest untouched).

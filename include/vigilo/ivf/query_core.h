@@ -128,6 +128,11 @@ class PublicationReader {
   // The manifest's size of the object at `path` (nullopt for a path it does
   // not name): what a driver's Get expects, so it never needs a HEAD.
   std::optional<uint64_t> ObjectSize(std::string_view path) const;
+  // The manifest's SHA-256 (64 lowercase hex digits) of the object at
+  // `path`, empty for a path it does not name. A driver that fetched a whole
+  // object checks its bytes against it before Supply (docs/format/
+  // ivf-query.md, "What a reader checks").
+  const std::string& ObjectSha256(std::string_view path) const;
   // The centroids were decoded by an earlier run (a run then never asks for them).
   bool has_centroids() const { return !centroids_.empty(); }
 
@@ -135,7 +140,7 @@ class PublicationReader {
   friend class QueryRun;
   friend class SourceLookup;
   Manifest manifest_;
-  std::map<std::string, uint64_t, std::less<>> object_sizes_;  // by manifest path
+  std::map<std::string, ObjectDescriptor, std::less<>> objects_;  // by manifest path
   // Loaded from centroids.parquet on the first query (in CID order):
   std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
   std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
