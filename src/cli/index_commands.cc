@@ -11,12 +11,14 @@
 #include <string>
 
 #include "commands.h"
+#include "context.h"
 #include "index_io.h"
 #include "output.h"
 #include "progress.h"
 #include "published_roots.h"
 
 #include "vigilo/engine/publication.h"
+#include "vigilo/engine/publication_build.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
@@ -120,7 +122,6 @@ Status Build(const BuildArgs& a) {
   o.iterations = a.iterations;
   o.seed = a.seed;
   o.threads = a.threads;
-  o.out = a.out;
   o.scratch = a.scratch;
   if (!a.columns.empty() && !a.source) return InvalidArgument("--columns needs --source");
   o.source = a.source;
@@ -128,9 +129,11 @@ Status Build(const BuildArgs& a) {
   o.source_layout.row_group_rows = a.source_row_group_rows;
   Progress bar = Progress::ForStderr(a.quiet);
   o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
-  auto built = ivf::BuildPublication(o);
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  auto at = engine::BuildPublicationAt(*context, std::move(o), a.out);
   bar.Finish();
-  if (!built.ok()) return built.status();
+  if (!at.ok()) return UnderFlag(at.status());
+  const ivf::BuildSummary* built = &at->summary;
   const ivf::Manifest& m = built->manifest;
   if (built->skipped_rows > 0) {
     std::fprintf(stderr, "vigilo: note: --skip-unembeddable left out %llu %s whose text has no word in the model's "
@@ -138,7 +141,7 @@ Status Build(const BuildArgs& a) {
                  static_cast<unsigned long long>(built->skipped_rows), built->skipped_rows == 1 ? "row" : "rows");
   }
   Record r;
-  r.Add("manifest", json::Value((std::filesystem::path(a.out) / "manifest.json").string()));
+  r.Add("manifest", json::Value(at->manifest));
   AddIndexSummary(r, m);
   r.Add("sample", json::Value::Uint(built->sample_rows));
   r.Add("empty_leaves", json::Value::Uint(built->empty_leaves));
@@ -414,7 +417,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->add_option("--seed", b->seed, "Random seed (default 1); the same seed gives the same bytes");
   build->add_option("--threads", b->threads, "Worker threads (default: the cores available)");
   build->add_option("--scratch", b->scratch,
-                    "Directory in which a private spill directory is made, removed afterwards (default --out)");
+                    "Directory in which a private spill directory is made, removed afterwards (default --out for a "
+                    "directory, else the temporary directory)");
   build->add_flag("--source", b->source,
                   "Also publish a source table of the key (a long 0, 1, 2, ...) and the --columns, for "
                   "index query --columns to return");
@@ -432,15 +436,17 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                   "Leave out rows whose text has no word in the model's vocabulary (or is null) instead of failing; "
                   "needs --key");
   build->add_option("--source-row-group-rows", b->source_row_group_rows, "Rows per source row group (default 1024)");
-  build->add_option("-o,--out", b->out, "Publication directory (must not hold a publication yet)")
+  build->add_option("-o,--out", b->out,
+                    "Publication directory, or ALIAS:KEY in a writable configured store (must not hold a "
+                    "publication yet)")
       ->required()
-      ->type_name("DIR");
+      ->type_name("DIR|ALIAS:KEY");
   build->add_flag("-q,--quiet", b->quiet, "No progress bar (one is drawn on stderr only when it is a terminal)");
   AddJsonFlags(build, &b->output);
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
 
   auto q = std::make_shared<QueryArgs>();
-  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, or an http(s) URL)");
+  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, an http(s) URL, or ALIAS:KEY in a configured store)");
   query->add_option("manifest", q->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   query->add_option("--vector", q->vector, "One query as a JSON array ([0.1,0.2,…]), @FILE holding one, or - (stdin)");
   query->add_option("--text", q->texts,

@@ -163,6 +163,50 @@ TEST(IndexInputsCliTest, EveryIndexCommandReadsAnAliasKeyAsItsPath) {
                              "; for a local path write ./attic:" + name + "\n");
 }
 
+// index build -o ALIAS:KEY writes the publication under that key of a
+// writable configured store: the same bytes as a build into a directory.
+TEST(IndexInputsCliTest, BuildIntoAnAliasKeyWritesWhatADirectoryBuildWrites) {
+  const std::string& pub = Publication();
+  const std::string root = TempPath("alias-build-root");
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  const std::string stores = TempPath("alias-build-stores.json");
+  WriteFile(stores, R"({"version":1,"stores":{)"
+                    R"("bench":{"url":"file://)" + root + R"(","writable":true,)"
+                    R"("guarantees":{"conditional_create":true,"read_after_create":true}},)"
+                    R"("shelf":{"url":"file://)" + root + R"("}}})");
+  const vigilo::cli_test::Invocation with_stores{vigilo::cli_test::ProcessDir(), "VIGILO_STORES=" + stores, false};
+  const std::string input = TempPath("rows.jsonl");  // Publication()'s input
+  CliRun built = vigilo::cli_test::RunVigilo(
+      with_stores, "index build " + input + " --metric l2_squared --nlist 4 -q --json -o bench:pubs/rows");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("\"manifest\":\"bench:pubs/rows/manifest.json\""), std::string::npos) << built.out;
+  EXPECT_EQ(ReadFile(root + "/pubs/rows/manifest.json"), ReadFile(pub + "/manifest.json"));
+  // No spill directory or temporary file is left beside the objects.
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    EXPECT_EQ(e.path().filename().string().rfind(".", 0), std::string::npos) << e.path();
+  }
+  const std::string query = " --vector [33,1,2,3] -k 3 --nprobe 4 --json";
+  CliRun by_path = Vigilo("index query " + pub + query);
+  CliRun by_alias = vigilo::cli_test::RunVigilo(with_stores, "index query bench:pubs/rows" + query);
+  EXPECT_EQ(by_alias.exit_code, 0) << by_alias.err;
+  EXPECT_EQ(by_alias.out, by_path.out);
+  // Refused before the input is read: a store that is not declared writable,
+  // a publication already there, a URL.
+  CliRun readonly = vigilo::cli_test::RunVigilo(with_stores, "index build " + input + " -q -o shelf:pubs/other");
+  EXPECT_EQ(readonly.exit_code, kExitUsage) << readonly.err;
+  EXPECT_NE(readonly.err.find("store \"shelf\" does not guarantee writes"), std::string::npos) << readonly.err;
+  EXPECT_FALSE(std::filesystem::exists(root + "/pubs/other"));
+  CliRun again = vigilo::cli_test::RunVigilo(
+      with_stores, "index build " + input + " --metric l2_squared --nlist 4 -q -o bench:pubs/rows");
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("already_exists"), std::string::npos) << again.err;
+  CliRun url = Vigilo("index build " + input + " -q -o http://127.0.0.1:9/pub");
+  EXPECT_EQ(url.exit_code, kExitUsage) << url.err;
+  EXPECT_EQ(url.err, "vigilo: invalid_argument: --out: an http(s) URL is read-only: build into a directory or "
+                     "ALIAS:KEY of a writable store\n");
+}
+
 // Fewer than k hits is said on stderr, in both output modes, with the reason.
 TEST(IndexInputsCliTest, FewerThanKHitsIsReported) {
   const std::string& pub = Publication();

@@ -35,15 +35,13 @@
 #include "context.h"
 #include "index_io.h"
 #include "output.h"
-#include "vigilo/ivf/manifest.h"
-#include "vigilo/ivf/publication_check.h"
-#include "vigilo/ivf/publication_verify.h"
+#include "vigilo/engine/publication_verify.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cli {
 namespace {
 
-enum class Level { kManifest, kQuick, kFull };
+using Level = engine::VerifyLevel;
 
 struct VerifyArgs {
   std::string manifest;
@@ -56,101 +54,22 @@ struct VerifyArgs {
   Level level() const { return manifest_only ? Level::kManifest : quick ? Level::kQuick : Level::kFull; }
 };
 
-const char* LevelName(Level level) {
-  switch (level) {
-    case Level::kManifest:
-      return "manifest";
-    case Level::kQuick:
-      return "quick";
-    case Level::kFull:
-      return "full";
-  }
-  return "full";
-}
-
-// The checks in the order they run, and the first level that runs each.
-struct Check {
-  const char* name;
-  Level from;
-};
-constexpr Check kChecks[] = {
-    {"manifest_rules", Level::kManifest},     // every rule of §2
-    {"artifact_uuid", Level::kManifest},      // derived from the content (not with --any-uuid)
-    {"object_sizes", Level::kQuick},          // each read expects the descriptor's size
-    {"footers", Level::kQuick},               // each Parquet footer parses
-    {"schemas", Level::kQuick},               // §3 columns, types, lengths
-    {"row_group_statistics", Level::kQuick},  // CID statistics and row-group layout
-    {"row_counts", Level::kQuick},            // file rows against the descriptors
-    {"column_chunks", Level::kFull},          // every chunk decoded: pages, levels, encodings
-    {"values", Level::kFull},                 // code lengths, cid values, centroid order, source keys
-    {"sha256", Level::kFull},                 // every byte of every object
-};
-
 json::Value Names(const std::vector<std::string>& names) {
   json::Array a;
   for (const std::string& n : names) a.emplace_back(n);
   return json::Value(std::move(a));
 }
 
-// A failure named "<manifest key>: …" (as ivf::VerifyPublicationFrom names them).
-Status InManifest(Status s, const std::string& key) {
-  std::string_view path = s.path();
-  if (path.empty()) return std::move(s).WithPath(key);
-  if (path == key || path.substr(0, key.size() + 2) == key + ": ") return s;
-  return std::move(s).PrependPath(key + ": ");
-}
-
-// The manifest and quick levels: the manifest read as the full level reads
-// it (one Get capped at 64 MiB), then its derived UUID, then with quick the
-// objects' footers (ivf::CheckObjects without deep).
-Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::string& key, const VerifyArgs& a) {
-  ivf::VerifyReport report;
-  auto record = [&](const Status& s) {
-    report.failures.push_back(s);
-    return a.all;
-  };
-  store::GetOptions get;
-  get.max_bytes = ivf::kMaxManifestBytes;
-  auto bytes = store.Get(key, get);
-  if (!bytes.ok()) {
-    record(InManifest(bytes.status(), key));
-    return report;
-  }
-  report.manifest_bytes = report.largest_read = bytes->size();
-  auto manifest = ivf::ParseManifest(bytes->view());
-  if (!manifest.ok()) {
-    record(InManifest(manifest.status(), key));
-    return report;
-  }
-  if (!a.any_uuid) {
-    Status s = ivf::CheckDerivedArtifactUuid(*manifest);
-    if (!s.ok() && !record(InManifest(s, key))) return report;
-  }
-  if (a.level() == Level::kManifest) return report;
-  ivf::ObjectCheckOptions checks;
-  checks.deep = false;
-  checks.max_read = a.max_buffer;
-  checks.on_failure = record;
-  ivf::ObjectCheckReport counts;
-  (void)ivf::CheckObjects(*manifest, store, checks, &counts);  // every failure went to record
-  report.AddObjectCounts(counts);  // bytes_hashed and column_chunks stay 0: not deep
-  return report;
-}
-
 Status Verify(const VerifyArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
-  VIGILO_ASSIGN_OR_RETURN(engine::PublicationLocation publication, engine::LocatePublication(*context, a.manifest));
   const Level level = a.level();
-  ivf::VerifyReport r;
-  if (level == Level::kFull) {
-    ivf::VerifyOptions options;
-    options.all = a.all;
-    options.max_buffer_bytes = a.max_buffer;
-    options.derived_uuid = !a.any_uuid;
-    VIGILO_ASSIGN_OR_RETURN(r, ivf::VerifyPublicationFrom(*publication.store, publication.manifest_key, options));
-  } else {
-    VIGILO_ASSIGN_OR_RETURN(r, VerifyUpTo(*publication.store, publication.manifest_key, a));
-  }
+  engine::VerifyRequest request;
+  request.level = level;
+  request.all = a.all;
+  request.any_uuid = a.any_uuid;
+  request.max_buffer = a.max_buffer;
+  VIGILO_ASSIGN_OR_RETURN(engine::VerifyOutcome outcome, engine::VerifyPublication(*context, a.manifest, request));
+  const ivf::VerifyReport& r = outcome.report;
   if (!r.ok()) {
     if (!a.all) return r.failures.front();
     for (const Status& f : r.failures) std::fprintf(stderr, "vigilo: %s\n", f.ToString().c_str());
@@ -159,18 +78,10 @@ Status Verify(const VerifyArgs& a) {
     return Status(r.failures.front().code(),
                   std::to_string(n) + (n == 1 ? " failure" : " failures") + " in " + a.manifest);
   }
-  std::vector<std::string> checked, not_checked;
-  for (const Check& c : kChecks) {
-    bool ran = c.from <= level && !(a.any_uuid && std::string_view(c.name) == "artifact_uuid");
-    (ran ? checked : not_checked).emplace_back(c.name);
-  }
-  // Embedding assets are checked as bytes (size, SHA-256), never parsed, and
-  // the parity probe runs only where text is embedded (index query --text).
-  if (r.assets > 0) not_checked.emplace_back("embedding_parity_probe");
   Record o;
-  o.Add("level", json::Value(LevelName(level)));
-  o.Add("checked", Names(checked));
-  o.Add("not_checked", Names(not_checked));
+  o.Add("level", json::Value(std::string(engine::VerifyLevelName(level))));
+  o.Add("checked", Names(outcome.checked));
+  o.Add("not_checked", Names(outcome.not_checked));
   o.Add("manifest_bytes", json::Value::Uint(r.manifest_bytes));
   // Counts only of what this level read: a zero is never a claim about an
   // object that was not looked at.

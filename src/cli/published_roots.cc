@@ -16,7 +16,7 @@ namespace {
 
 // The settings outside the budgets that a flag of the same name sets.
 std::string FlagForOtherSetting(std::string_view setting) {
-  for (std::string_view name : {"store", "columns", "nlist", "text_field"}) {
+  for (std::string_view name : {"store", "columns", "out", "nlist", "text_field"}) {
     if (setting == name) {
       std::string flag = "--" + std::string(setting);
       for (char& c : flag) c = c == '_' ? '-' : c;
