@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/engine/dataset_ingest.h"
@@ -277,6 +278,69 @@ TEST_F(MemoryContextTest, APublicationIsBuiltVerifiedAndSearchedInMemoryAsItIsOn
   twice.columns = {"_row"};
   Status refused = (*publication)->Search(twice).status();
   EXPECT_EQ(refused.ToString(), "invalid_argument: columns: '_row' is printed already");
+}
+
+// Several threads searching one open publication get, query for query,
+// the answers a lone thread gets (each call borrows its own reader).
+TEST_F(MemoryContextTest, ConcurrentSearchesOfOnePublicationAnswerAsALoneSearch) {
+  const fs::path input = dir_ / "base.fvecs";
+  WriteVectors(input);
+  auto prefixed = store::MakePrefixedStore(std::make_unique<store::ForwardingStore>(memory_), "pubs/shared");
+  ASSERT_TRUE(prefixed.ok());
+  ASSERT_TRUE(ivf::BuildPublication(SmallBuild(input, dir_ / "scratch"), **prefixed).ok());
+  auto text_of = [](const SearchResult& found) {
+    std::string text;
+    for (size_t i = 0; i < found.result.hits.size(); ++i) {
+      text += std::to_string(found.result.keys.integers[i]) + "/" + std::to_string(found.result.hits[i].distance) +
+              "/" + found.payload.Value(i, 0) + ";";
+    }
+    return text;
+  };
+  auto request_for = [](int i) {
+    SearchRequest r;
+    r.vectors = {std::vector<float>(8, static_cast<float>(i % 29))};
+    r.vectors[0][i % 8] += 3.5f;
+    r.k = 7;
+    r.nprobe = 1 + i % 6;
+    r.columns = {"vector"};
+    return r;
+  };
+  constexpr int kRequests = 48;
+  std::vector<std::string> lone(kRequests);
+  {
+    auto publication = Publication::Open(*context_, "mem:pubs/shared");
+    ASSERT_TRUE(publication.ok()) << publication.status().ToString();
+    for (int i = 0; i < kRequests; ++i) {
+      Result<SearchResult> found = (*publication)->Search(request_for(i));
+      ASSERT_TRUE(found.ok()) << found.status().ToString();
+      lone[i] = text_of(*found);
+    }
+  }
+  auto publication = Publication::Open(*context_, "mem:pubs/shared");
+  ASSERT_TRUE(publication.ok());
+  constexpr int kThreads = 4;
+  std::vector<std::string> shared(kRequests);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round) {
+        for (int i = t; i < kRequests; i += kThreads) {
+          Result<SearchResult> found = (*publication)->Search(request_for(i));
+          if (!found.ok()) {
+            errors[t] = found.status().ToString();
+            return;
+          }
+          std::string text = text_of(*found);
+          if (round > 0 && text != shared[i]) errors[t] = "request " + std::to_string(i) + " changed between rounds";
+          shared[i] = text;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  for (int i = 0; i < kRequests; ++i) EXPECT_EQ(shared[i], lone[i]) << i;
 }
 
 TEST_F(MemoryContextTest, LocatorsThatNameNothingUsableAreRefused) {

@@ -1,6 +1,7 @@
 #include "vigilo/engine/publication.h"
 
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 #include "vigilo/engine/locator.h"
@@ -113,16 +114,54 @@ Result<PublicationLocation> LocatePublication(Context& context, std::string_view
   return InvalidArgument("unknown locator");
 }
 
+// The manifest and a pool of readers: each Search borrows one (its decoded
+// centroids, cached footers and scratch buffers are per reader), so
+// concurrent searches run side by side and each answers as a lone one.
 struct Publication::State {
   std::unique_ptr<store::ObjectStore> store;
-  ivf::PublicationReader reader;
+  ivf::Manifest manifest;
   uint64_t manifest_bytes = 0;
+  std::mutex mu;
+  std::vector<std::unique_ptr<ivf::PublicationReader>> idle;  // guarded by mu
 };
+
+namespace {
+
+// A reader borrowed from the pool for one call, returned when it ends.
+class BorrowedReader {
+ public:
+  BorrowedReader(std::mutex& mu, std::vector<std::unique_ptr<ivf::PublicationReader>>& idle,
+                 const ivf::Manifest& manifest)
+      : mu_(mu), idle_(idle) {
+    {
+      std::lock_guard lock(mu_);
+      if (!idle_.empty()) {
+        reader_ = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    if (!reader_) reader_ = std::make_unique<ivf::PublicationReader>(manifest);
+  }
+  ~BorrowedReader() {
+    std::lock_guard lock(mu_);
+    idle_.push_back(std::move(reader_));
+  }
+  BorrowedReader(const BorrowedReader&) = delete;
+  BorrowedReader& operator=(const BorrowedReader&) = delete;
+  ivf::PublicationReader& operator*() { return *reader_; }
+
+ private:
+  std::mutex& mu_;
+  std::vector<std::unique_ptr<ivf::PublicationReader>>& idle_;
+  std::unique_ptr<ivf::PublicationReader> reader_;
+};
+
+}  // namespace
 
 Publication::Publication(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Publication::~Publication() = default;
 
-const ivf::Manifest& Publication::manifest() const { return state_->reader.manifest(); }
+const ivf::Manifest& Publication::manifest() const { return state_->manifest; }
 uint64_t Publication::manifest_bytes() const { return state_->manifest_bytes; }
 store::ObjectStore& Publication::store() { return *state_->store; }
 ivf::FetchStats Publication::manifest_fetch() const {
@@ -150,8 +189,10 @@ Result<std::unique_ptr<Publication>> Publication::Open(Context& context, std::st
   if (options.use_cache && where.remote) {
     VIGILO_RETURN_IF_ERROR(UseCacheDirectory(context, where.cache_base, *manifest, where.store));
   }
-  auto state = std::make_unique<State>(State{std::move(where.store), ivf::PublicationReader(std::move(*manifest)),
-                                             bytes->size()});
+  auto state = std::make_unique<State>();
+  state->store = std::move(where.store);
+  state->manifest = std::move(*manifest);
+  state->manifest_bytes = bytes->size();
   return std::unique_ptr<Publication>(new Publication(std::move(state)));
 }
 
@@ -191,6 +232,7 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   const ivf::Manifest& m = manifest();
   SearchResult out;
   VIGILO_ASSIGN_OR_RETURN(out.payload_columns, PayloadColumns(m, request.columns));
+  BorrowedReader reader(state_->mu, state_->idle, m);
   // Texts: the publication's own model embeds each one (its parity probe
   // first); its first round also fetches the centroids, which the query run
   // then reads from `text_store` without a request.
@@ -198,7 +240,7 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   std::vector<std::vector<float>> queries;
   if (!request.texts.empty()) {
     VIGILO_ASSIGN_OR_RETURN(ivf::EmbeddedQueries e,
-                            ivf::EmbedQueryTexts(state_->reader, *state_->store, request.texts, &out.embed));
+                            ivf::EmbedQueryTexts(*reader, *state_->store, request.texts, &out.embed));
     queries = std::move(e.vectors);
     text_store = std::move(e.store);
   } else {
@@ -210,12 +252,12 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   options.k = request.k;
   options.nprobe = request.nprobe;
   options.screen = request.screen;
-  VIGILO_ASSIGN_OR_RETURN(out.result, ivf::RunQuery(state_->reader, objects, std::move(queries), options, &out.query));
+  VIGILO_ASSIGN_OR_RETURN(out.result, ivf::RunQuery(*reader, objects, std::move(queries), options, &out.query));
   if (out.payload_columns.empty()) return out;
   if (m.source && m.source->key != m.index.source_key[0].name) {
     return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
   }
-  VIGILO_ASSIGN_OR_RETURN(out.payload, ivf::LookupSource(state_->reader, objects, out.result.keys.integers,
+  VIGILO_ASSIGN_OR_RETURN(out.payload, ivf::LookupSource(*reader, objects, out.result.keys.integers,
                                                          out.payload_columns, &out.lookup));
   return out;
 }

@@ -4,9 +4,12 @@
 // payload columns, or summarize it. What `vigilo index query|inspect` and
 // the bindings call; they only format.
 //
-// A Publication is not thread-safe: Search reuses the reader's decoded
-// centroids, footers and buffers between calls. One per thread, or one
-// caller at a time.
+// Thread-safe: Search may be called from several threads at once. Each call
+// borrows a reader from the publication's pool (decoded centroids, cached
+// footers, scratch buffers: a reader keeps them between the calls it
+// serves), so concurrent searches run side by side and each answers exactly
+// as a lone search would; the pool grows to the number of concurrent calls.
+// The store it reads through must take concurrent Gets (every backend does).
 #pragma once
 
 #include <cstdint>
