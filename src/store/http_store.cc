@@ -76,10 +76,8 @@ struct Transfer {
   Status failure;           // set when a callback stopped the transfer
   std::vector<uint8_t> body;
 
-  Status Fail(Status status) {
-    failure = std::move(status).WithPath(std::string(request.key));
-    return failure;
-  }
+  // Records why a callback stopped the transfer (the drive loop reports it).
+  void Fail(Status status) { failure = std::move(status).WithPath(std::string(request.key)); }
 };
 
 // Reserved up front at most: a Content-Length is the server's claim, not a

@@ -38,7 +38,7 @@ enum class StatusCode : uint8_t {
 // Stable lowercase name of a code, e.g. "invalid_format".
 std::string_view StatusCodeName(StatusCode code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
   Status(StatusCode code, std::string message);
