@@ -200,7 +200,7 @@ Status ForEachCaseLine(ByteSource& source, const CaseLinesOptions& options,
     if (!derive_field.empty()) {
       json::Object& object = source_case.as_object();
       if (object.Contains("id")) {
-        return LineError(InvalidArgument("the case already has an \"id\"; --derive-ids " + options.derive_ids_from +
+        return LineError(InvalidArgument("the case already has an \"id\"; `derive_ids` " + options.derive_ids_from +
                                          " would replace it"),
                          n, line_offset);
       }

@@ -305,7 +305,7 @@ TEST(CaseLinesDeriveTest, RefusesACaseThatHasAnId) {
   const std::string a = kA;
   const std::string first = R"({"input":{"prompt":"a"},"metadata":{"k":"x"}})";
   ExpectError(LinesError(first + "\n" + a, Options("metadata.k")), StatusCode::kInvalidArgument, "line 2",
-              "the case already has an \"id\"; --derive-ids metadata.k would replace it", first.size() + 1);
+              "the case already has an \"id\"; `derive_ids` metadata.k would replace it", first.size() + 1);
 }
 
 TEST(CaseLinesDeriveTest, RefusesAMissingOrUnusableField) {

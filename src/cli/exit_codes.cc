@@ -27,8 +27,53 @@ int ExitCodeFor(const Status& status) {
   return 1;
 }
 
+namespace {
+
+// The library's setting names a CLI flag of the same name (dashes for
+// underscores) sets. Budget settings have their own table (budget_flags.h).
+constexpr std::string_view kFlagSettings[] = {
+    "columns", "derive_ids", "embed_model", "iterations", "key",  "metric",      "nlist",        "out",
+    "roots",   "sample",     "skip_unembeddable", "source", "source_row_group_rows", "store", "text_field",
+    "vector_field"};
+
+}  // namespace
+
+std::string FlagForLibrarySetting(std::string_view setting) {
+  for (std::string_view known : kFlagSettings) {
+    if (setting != known) continue;
+    std::string flag = "--" + std::string(setting);
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    return flag;
+  }
+  return "";
+}
+
+std::string RenderSettings(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('`', i);
+    if (open == std::string_view::npos) break;
+    const size_t close = text.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    const std::string flag = FlagForLibrarySetting(text.substr(open + 1, close - open - 1));
+    out.append(text.substr(i, open - i));
+    if (flag.empty()) {
+      out.append(text.substr(open, close + 1 - open));
+    } else {
+      out.append(flag);
+    }
+    i = close + 1;
+  }
+  out.append(text.substr(i));
+  return out;
+}
+
+std::string ErrorText(const Status& status) { return RenderSettings(status.ToString()); }
+
 int ReportError(const Status& status) {
-  std::fprintf(stderr, "vigilo: %s\n", status.ToString().c_str());
+  std::fprintf(stderr, "vigilo: %s\n", ErrorText(status).c_str());
   return ExitCodeFor(status);
 }
 

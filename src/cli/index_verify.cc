@@ -33,6 +33,7 @@
 
 #include "commands.h"
 #include "context.h"
+#include "exit_codes.h"
 #include "index_io.h"
 #include "output.h"
 #include "vigilo/engine/publication_verify.h"
@@ -72,7 +73,7 @@ Status Verify(const VerifyArgs& a) {
   const ivf::VerifyReport& r = outcome.report;
   if (!r.ok()) {
     if (!a.all) return r.failures.front();
-    for (const Status& f : r.failures) std::fprintf(stderr, "vigilo: %s\n", f.ToString().c_str());
+    for (const Status& f : r.failures) std::fprintf(stderr, "vigilo: %s\n", ErrorText(f).c_str());
     // The count, with the first failure's code so that the exit status is its.
     size_t n = r.failures.size();
     return Status(r.failures.front().code(),

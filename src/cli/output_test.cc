@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "exit_codes.h"
 #include "output.h"
 #include "progress.h"
 #include "usage.h"
@@ -20,6 +21,21 @@ Record Sample() {
   r.Add("artifact_uuid", json::Value("0f8e5c1a")).Add("ntotal", json::Value::Uint(200));
   r.Add("source_rows", json::Value()).Add("bytes", std::move(bytes));
   return r;
+}
+
+// Library errors name settings; the CLI prints them as the flags that set them.
+TEST(ErrorTextTest, SettingsPrintAsTheirFlags) {
+  EXPECT_EQ(RenderSettings("`nlist` must be 1 to the number of vectors (200), got 500"),
+            "--nlist must be 1 to the number of vectors (200), got 500");
+  EXPECT_EQ(RenderSettings("`skip_unembeddable` needs `key`: rows left out"),
+            "--skip-unembeddable needs --key: rows left out");
+  // A backquoted word that is no setting, and a lone backquote, stay as they are.
+  EXPECT_EQ(RenderSettings("the directory `vigilo embed import` writes; a ` alone"),
+            "the directory `vigilo embed import` writes; a ` alone");
+  EXPECT_EQ(ErrorText(InvalidArgument("`text_field` \"t\": no such member").WithPath("in.jsonl")),
+            "invalid_argument: in.jsonl: --text-field \"t\": no such member");
+  EXPECT_EQ(FlagForLibrarySetting("source_row_group_rows"), "--source-row-group-rows");
+  EXPECT_EQ(FlagForLibrarySetting("threads_per_core"), "");
 }
 
 TEST(OutputTest, RecordTextIsAlignedKeyValueWithUnquotedStrings) {

@@ -6,32 +6,17 @@
 
 #include "commands.h"
 #include "context.h"
+#include "exit_codes.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/json/parse.h"
 
 namespace vigilo::cli {
 
-namespace {
-
-// The settings outside the budgets that a flag of the same name sets.
-std::string FlagForOtherSetting(std::string_view setting) {
-  for (std::string_view name : {"store", "columns", "out", "nlist", "text_field"}) {
-    if (setting == name) {
-      std::string flag = "--" + std::string(setting);
-      for (char& c : flag) c = c == '_' ? '-' : c;
-      return flag;
-    }
-  }
-  return "";
-}
-
-}  // namespace
-
 Status UnderFlag(Status s) {
   if (s.ok() || (s.code() != StatusCode::kLimitExceeded && s.code() != StatusCode::kInvalidArgument)) return s;
   std::string flag = FlagForSetting(s.path());
-  if (flag.empty()) flag = FlagForOtherSetting(s.path());
+  if (flag.empty()) flag = FlagForLibrarySetting(s.path());
   if (flag.empty()) return s;
   return Status(s.code(), std::string(s.message())).WithPath(flag);
 }

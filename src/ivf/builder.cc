@@ -93,7 +93,7 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
       for (size_t i = 0; i < block.rows; ++i) {
         if (block.keys.type.kind != ColumnType::Kind::kLong ||
             block.keys.integers[i] != static_cast<int64_t>(block.first_row + i)) {
-          return InvalidArgument("--source needs a long key equal to the row position (0, 1, 2, …); row " +
+          return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); row " +
                                  std::to_string(block.first_row + i) + " has another key");
         }
       }
@@ -154,17 +154,17 @@ constexpr uint64_t kMaxSourceRowGroupRows = 2147483647;
 
 Status CheckOptions(const BuildOptions& o, uint64_t n, uint32_t nlist, uint32_t roots, uint64_t sample) {
   if (nlist == 0 || nlist > n) {
-    return InvalidArgument("--nlist must be 1 to the number of vectors (" + std::to_string(n) + "), got " +
+    return InvalidArgument("`nlist` must be 1 to the number of vectors (" + std::to_string(n) + "), got " +
                            std::to_string(nlist));
   }
   if (roots == 0 || roots > nlist) {
-    return InvalidArgument("--roots must be 1 to nlist (" + std::to_string(nlist) + "), got " + std::to_string(roots));
+    return InvalidArgument("`roots` must be 1 to nlist (" + std::to_string(nlist) + "), got " + std::to_string(roots));
   }
   if (sample < nlist || sample > n) {
-    return InvalidArgument("--sample must be nlist (" + std::to_string(nlist) + ") to the number of vectors (" +
+    return InvalidArgument("`sample` must be nlist (" + std::to_string(nlist) + ") to the number of vectors (" +
                            std::to_string(n) + "), got " + std::to_string(sample));
   }
-  if (o.iterations == 0) return InvalidArgument("--iterations must be positive");
+  if (o.iterations == 0) return InvalidArgument("`iterations` must be positive");
   if (o.threads == 0) return InvalidArgument("threads must be positive");
   return Status::Ok();
 }
@@ -177,7 +177,7 @@ Status RefuseShadowedColumn(const VectorInput& input) {
   for (const std::string& name : names) {
     if (name == kGeneratedKeyName) {
       return InvalidArgument("the input has a column named \"" + name + "\", the name of the row-position key " +
-                             "a build without --key publishes; pass --key COLUMN to key the publication by a " +
+                             "a build without `key` publishes; pass `key` COLUMN to key the publication by a " +
                              "column of yours, or rename \"" + name + "\"")
           .WithPath(input.path());
     }
@@ -295,7 +295,7 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
   std::optional<SourcePlan> source;
   if (o.source) {
     if (o.source_layout.row_group_rows == 0 || o.source_layout.row_group_rows > kMaxSourceRowGroupRows) {
-      return InvalidArgument("--source-row-group-rows must be 1 to " + std::to_string(kMaxSourceRowGroupRows) +
+      return InvalidArgument("`source_row_group_rows` must be 1 to " + std::to_string(kMaxSourceRowGroupRows) +
                              ", got " + std::to_string(o.source_layout.row_group_rows));
     }
     VIGILO_ASSIGN_OR_RETURN(source, PlanSource(*input, key, o.source_columns));

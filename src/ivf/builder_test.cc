@@ -343,7 +343,7 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   auto gap = BuildPublication(o, recorded);
   EXPECT_EQ(gap.status().code(), StatusCode::kInvalidArgument) << gap.status().ToString();
   EXPECT_EQ(gap.status().message(),
-            "--source needs a long key equal to the row position (0, 1, 2, …); the key \"row\" in row group 1 "
+            "`source` needs a long key equal to the row position (0, 1, 2, …); the key \"row\" in row group 1 "
             "(rows 150…299) ranges over 150…1200 (the file's statistics)");
   EXPECT_EQ(gap.status().path(), o.input);
   EXPECT_EQ(gap_store.object_count(), 0u);
@@ -360,7 +360,7 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   auto swapped = BuildPublication(o, swap_recorded);
   EXPECT_EQ(swapped.status().code(), StatusCode::kInvalidArgument) << swapped.status().ToString();
   EXPECT_EQ(swapped.status().message(),
-            "--source needs a long key equal to the row position (0, 1, 2, …); row 200 has another key");
+            "`source` needs a long key equal to the row position (0, 1, 2, …); row 200 has another key");
   EXPECT_EQ(swap_store.object_count(), 0u);
   EXPECT_EQ(swap_recorded.gets, 1);
 }
@@ -379,10 +379,10 @@ TEST_F(BuilderTest, RefusesSourceColumnProblemsBeforeAnyPass) {
   const std::vector<Case> cases = {
       {"row", {"title", "nope"},
        "no source column \"nope\" (columns: \"row\", \"emb\", \"title\", \"score\", \"day\")"},
-      {"row", {"row"}, "--columns lists the key \"row\"; it is always the first source column"},
-      {std::nullopt, {"_row"}, "--columns lists the key \"_row\"; it is always the first source column"},
-      {"row", {"title", "score", "title"}, "--columns lists \"title\" twice"},
-      {"day", {}, "--source needs a long key dense from zero; the key \"day\" is date"},
+      {"row", {"row"}, "`columns` lists the key \"row\"; it is always the first source column"},
+      {std::nullopt, {"_row"}, "`columns` lists the key \"_row\"; it is always the first source column"},
+      {"row", {"title", "score", "title"}, "`columns` lists \"title\" twice"},
+      {"day", {}, "`source` needs a long key dense from zero; the key \"day\" is date"},
   };
   for (const Case& c : cases) {
     BuildOptions o = StoreOptions();
@@ -429,7 +429,7 @@ TEST_F(BuilderTest, RefusesSourceColumnProblemsBeforeAnyPass) {
   EXPECT_EQ(jsonl.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(jsonl.status().message(),
             "member \"tags\" cannot be copied into a source table: row 1 holds an array; source columns from JSONL "
-            "hold strings, integers, numbers or booleans (and null); leave it out with --columns");
+            "hold strings, integers, numbers or booleans (and null); leave it out with `columns`");
   EXPECT_EQ(jsonl.status().path(), o.input);
   EXPECT_EQ(store.object_count(), 0u);
 }
@@ -481,8 +481,8 @@ TEST_F(BuilderTest, RefusesAnInputColumnNamedLikeTheGeneratedKey) {
   auto refused = BuildPublication(o, store);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
-            "the input has a column named \"_row\", the name of the row-position key a build without --key "
-            "publishes; pass --key COLUMN to key the publication by a column of yours, or rename \"_row\"");
+            "the input has a column named \"_row\", the name of the row-position key a build without `key` "
+            "publishes; pass `key` COLUMN to key the publication by a column of yours, or rename \"_row\"");
   EXPECT_EQ(refused.status().path(), path);
   EXPECT_EQ(store.object_count(), 0u);
   // The same for a vector field of that name (any format).
@@ -591,20 +591,20 @@ TEST_F(BuilderTest, EveryInputFormatBuildsTheSamePublication) {
 TEST_F(BuilderTest, RefusesImpossibleOptions) {
   BuildOptions o = Options("x");
   o.nlist = kN + 1;
-  EXPECT_EQ(BuildPublication(o).status().message(), "--nlist must be 1 to the number of vectors (2000), got 2001");
+  EXPECT_EQ(BuildPublication(o).status().message(), "`nlist` must be 1 to the number of vectors (2000), got 2001");
   o = Options("x");
   o.roots = 17;
-  EXPECT_EQ(BuildPublication(o).status().message(), "--roots must be 1 to nlist (16), got 17");
+  EXPECT_EQ(BuildPublication(o).status().message(), "`roots` must be 1 to nlist (16), got 17");
   o = Options("x");
   o.sample = 15;
   EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);
   o = Options("x");
   o.source = true;
   o.source_layout.row_group_rows = 0;
-  EXPECT_EQ(BuildPublication(o).status().message(), "--source-row-group-rows must be 1 to 2147483647, got 0");
+  EXPECT_EQ(BuildPublication(o).status().message(), "`source_row_group_rows` must be 1 to 2147483647, got 0");
   o.source_layout.row_group_rows = uint64_t{1} << 31;
   EXPECT_EQ(BuildPublication(o).status().message(),
-            "--source-row-group-rows must be 1 to 2147483647, got 2147483648");
+            "`source_row_group_rows` must be 1 to 2147483647, got 2147483648");
   o = Options("x");
   o.input_options.vector_field = "a.b";
   EXPECT_EQ(BuildPublication(o).status().code(), StatusCode::kInvalidArgument);

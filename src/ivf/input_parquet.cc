@@ -161,10 +161,10 @@ Result<std::string> DetectVectorColumn(const std::string& path, const pq::Footer
   };
   if (candidates.empty()) {
     return FormatError(path, "no column is a list of FLOAT or DOUBLE (columns: " + quoted(all) +
-                                 "); name the vector column with --vector-field");
+                                 "); name the vector column with `vector_field`");
   }
   return FormatError(path, "several columns are lists of FLOAT or DOUBLE (" + quoted(candidates) +
-                               "); choose one with --vector-field");
+                               "); choose one with `vector_field`");
 }
 
 class ParquetInput final : public VectorInput {

@@ -67,10 +67,10 @@ Status AsArgumentError(Status s) {
 
 Status CheckPayloadName(const std::vector<Field>& fields, const std::string& name) {
   if (name == fields[0].name) {
-    return InvalidArgument("--columns lists the key \"" + name + "\"; it is always the first source column");
+    return InvalidArgument("`columns` lists the key \"" + name + "\"; it is always the first source column");
   }
   for (const Field& f : fields) {
-    if (f.name == name) return InvalidArgument("--columns lists \"" + name + "\" twice");
+    if (f.name == name) return InvalidArgument("`columns` lists \"" + name + "\" twice");
   }
   if (Status s = ValidateColumnName(name); !s.ok()) {
     return InvalidArgument("source column \"" + name + "\": " + std::string(s.message()));
@@ -92,7 +92,7 @@ Status CheckKeyStatistics(const std::string& path, const pq::Footer& f, const st
       std::string where = "the key \"" + name + "\" in row group " + std::to_string(rg) + " (rows " +
                           std::to_string(first) + "…" + std::to_string(first + n - 1) + ")";
       if (st.null_count && *st.null_count > 0) {
-        return InvalidArgument("--source needs a long key equal to the row position (0, 1, 2, …); " + where +
+        return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); " + where +
                                " has nulls (the file's statistics)")
             .WithPath(path);
       }
@@ -106,7 +106,7 @@ Status CheckKeyStatistics(const std::string& path, const pq::Footer& f, const st
         };
         int64_t lo = plain_int64(*st.min_value), hi = plain_int64(*st.max_value);
         if (lo != static_cast<int64_t>(first) || hi != static_cast<int64_t>(first + n - 1)) {
-          return InvalidArgument("--source needs a long key equal to the row position (0, 1, 2, …); " + where +
+          return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); " + where +
                                  " ranges over " + std::to_string(lo) + "…" + std::to_string(hi) +
                                  " (the file's statistics)")
               .WithPath(path);
@@ -241,7 +241,7 @@ Result<SourcePlan> PlanJsonl(const VectorInput& input, const Field& key, std::ve
     if (m == members.end()) {
       std::string names;
       for (const JsonlMember& x : members) names += (names.empty() ? "\"" : ", \"") + x.name + "\"";
-      return InvalidArgument("--columns: no line of the input has a member \"" + name + "\" (members: " + names +
+      return InvalidArgument("`columns`: no line of the input has a member \"" + name + "\" (members: " + names +
                              ")")
           .WithPath(input.path());
     }
@@ -259,7 +259,7 @@ Result<SourcePlan> PlanVectors(const VectorInput& input, const Field& key, const
   for (const std::string& name : columns) {
     VIGILO_RETURN_IF_ERROR(CheckPayloadName(plan.fields, name));
     if (name != input.vector_field()) {
-      return InvalidArgument("--columns: a " + std::string(InputFormatName(input.format())) +
+      return InvalidArgument("`columns`: a " + std::string(InputFormatName(input.format())) +
                              " input has only its vector column \"" + input.vector_field() + "\" to copy, not \"" +
                              name + "\"");
     }
@@ -401,7 +401,7 @@ Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path) {
 Status CannotCopyJsonlMember(const JsonlMember& member) {
   return InvalidArgument("member \"" + member.name + "\" cannot be copied into a source table: " + member.why +
                          "; source columns from JSONL hold strings, integers, numbers or booleans (and null); " +
-                         "leave it out with --columns");
+                         "leave it out with `columns`");
 }
 
 pq::DecodedColumn EmptyJsonColumn(const ColumnType& type) {
@@ -457,7 +457,7 @@ Result<std::vector<std::string>> InputColumnNames(const VectorInput& input) {
 
 Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const std::vector<std::string>& columns) {
   if (key.type.kind != Kind::kLong) {
-    return InvalidArgument("--source needs a long key dense from zero; the key \"" + key.name + "\" is " +
+    return InvalidArgument("`source` needs a long key dense from zero; the key \"" + key.name + "\" is " +
                            key.type.ToString());
   }
   if (input.format() == InputFormat::kParquet) return PlanParquet(input, key, columns);

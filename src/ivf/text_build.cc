@@ -33,17 +33,17 @@ constexpr size_t kScratchRows = 4096;
 
 Status CheckTextArguments(const BuildOptions& o) {
   if (o.embed_model.empty() && o.text_field.empty()) {
-    return InvalidArgument("--skip-unembeddable needs --embed-model and --text-field");
+    return InvalidArgument("`skip_unembeddable` needs `embed_model` and `text_field`");
   }
-  if (o.embed_model.empty()) return InvalidArgument("--text-field needs --embed-model (the model that embeds it)");
-  if (o.text_field.empty()) return InvalidArgument("--embed-model needs --text-field (the column to embed)");
+  if (o.embed_model.empty()) return InvalidArgument("`text_field` needs `embed_model` (the model that embeds it)");
+  if (o.text_field.empty()) return InvalidArgument("`embed_model` needs `text_field` (the column to embed)");
   if (o.skip_unembeddable && !o.input_options.key_field) {
     return InvalidArgument(
-        "--skip-unembeddable needs --key: rows left out would shift the row positions that key a publication "
+        "`skip_unembeddable` needs `key`: rows left out would shift the row positions that key a publication "
         "without a key column");
   }
   if (o.metric != Metric::kCosine) {
-    return InvalidArgument("--metric must be cosine with --embed-model (the model's vectors have unit length), got " +
+    return InvalidArgument("`metric` must be cosine with `embed_model` (the model's vectors have unit length), got " +
                            std::string(MetricName(o.metric)));
   }
   return Status::Ok();
@@ -60,27 +60,27 @@ Result<Model> OpenModel(const std::string& dir) {
   read_only.writable = false;
   auto opened = store::OpenLocalStore(dir, read_only);
   if (!opened.ok()) {
-    return InvalidArgument("--embed-model " + dir + ": " + std::string(opened.status().message()));
+    return InvalidArgument("`embed_model` " + dir + ": " + std::string(opened.status().message()));
   }
   Model model{std::move(*opened), {}};
   store::GetOptions get;
   get.max_bytes = uint64_t{64} << 20;
   auto bytes = model.store->Get(kEmbeddingSectionPath, get);
   if (!bytes.ok()) {
-    return InvalidArgument("--embed-model " + dir + ": no readable embedding.json (" +
+    return InvalidArgument("`embed_model` " + dir + ": no readable embedding.json (" +
                            std::string(bytes.status().message()) + "); the directory `vigilo embed import` writes");
   }
   auto spec = ParseEmbeddingSection(bytes->view());
   if (!spec.ok()) {
     std::string where = spec.status().path().empty() ? "" : " at " + std::string(spec.status().path());
-    return InvalidArgument("--embed-model " + dir + ": embedding.json is not a valid embedding section" + where +
+    return InvalidArgument("`embed_model` " + dir + ": embedding.json is not a valid embedding section" + where +
                            ": " + std::string(spec.status().message()));
   }
   model.spec = std::move(*spec);
   for (const ObjectDescriptor& asset : model.spec.assets) {
     auto info = model.store->Head(asset.path);
     if (!info.ok()) {
-      return InvalidArgument("--embed-model " + dir + ": the asset " + asset.path + " is missing (" +
+      return InvalidArgument("`embed_model` " + dir + ": the asset " + asset.path + " is missing (" +
                              std::string(info.status().message()) + ")");
     }
     if (info->size != asset.size) {
@@ -203,8 +203,8 @@ class RowEmbedder {
     if (unembeddable_ == 0 || o_.skip_unembeddable) return Status::Ok();
     return InvalidArgument(input_internal::RowName(first_row_) + ": " + first_what_ + " (" +
                            std::to_string(unembeddable_) + (unembeddable_ == 1 ? " row" : " rows") +
-                           " of --text-field \"" + o_.text_field +
-                           "\" cannot be embedded; --skip-unembeddable leaves them out)")
+                           " of `text_field` \"" + o_.text_field +
+                           "\" cannot be embedded; `skip_unembeddable` leaves them out)")
         .WithPath(o_.input);
   }
   uint64_t unembeddable() const { return unembeddable_; }
@@ -237,7 +237,7 @@ Status RefuseTakenNames(const BuildOptions& o, const std::vector<std::string>& n
     }
     if (name == kGeneratedKeyName && !o.input_options.key_field) {
       return InvalidArgument("the input has a column named \"" + name + "\", the name of the row-position key " +
-                             "a build without --key publishes; pass --key COLUMN, or rename \"" + name + "\"")
+                             "a build without `key` publishes; pass `key` COLUMN, or rename \"" + name + "\"")
           .WithPath(o.input);
     }
   }
@@ -270,12 +270,12 @@ Result<TextPlan> PlanJsonlText(const BuildOptions& o, const std::vector<JsonlMem
   VIGILO_RETURN_IF_ERROR(RefuseTakenNames(o, all));
   auto text = find(o.text_field);
   if (text == members.end()) {
-    return InvalidArgument("--text-field \"" + o.text_field + "\": no line of the input has this member (members: " +
+    return InvalidArgument("`text_field` \"" + o.text_field + "\": no line of the input has this member (members: " +
                            names + ")")
         .WithPath(o.input);
   }
   if (!text->type || text->type->kind != Kind::kString) {
-    return InvalidArgument("--text-field \"" + o.text_field + "\" is not a string column: " +
+    return InvalidArgument("`text_field` \"" + o.text_field + "\" is not a string column: " +
                            (text->type ? "its values are " + text->type->ToString() : text->why))
         .WithPath(o.input);
   }
@@ -283,12 +283,12 @@ Result<TextPlan> PlanJsonlText(const BuildOptions& o, const std::vector<JsonlMem
   if (o.input_options.key_field) {
     auto key = find(*o.input_options.key_field);
     if (key == members.end()) {
-      return InvalidArgument("--key \"" + *o.input_options.key_field + "\": no line of the input has this member " +
+      return InvalidArgument("`key` \"" + *o.input_options.key_field + "\": no line of the input has this member " +
                              "(members: " + names + ")")
           .WithPath(o.input);
     }
     if (!key->type || (key->type->kind != Kind::kLong && key->type->kind != Kind::kString)) {
-      return InvalidArgument("--key \"" + key->name + "\": keys are integers or strings; " +
+      return InvalidArgument("`key` \"" + key->name + "\": keys are integers or strings; " +
                              (key->type ? "its values are " + key->type->ToString() : key->why))
           .WithPath(o.input);
     }
@@ -300,7 +300,7 @@ Result<TextPlan> PlanJsonlText(const BuildOptions& o, const std::vector<JsonlMem
     if (plan.key && name == plan.key->name) continue;  // the builder refuses it, in its words
     auto m = find(name);
     if (m == members.end()) {
-      return InvalidArgument("--columns: no line of the input has a member \"" + name + "\" (members: " + names +
+      return InvalidArgument("`columns`: no line of the input has a member \"" + name + "\" (members: " + names +
                              ")")
           .WithPath(o.input);
     }
@@ -322,12 +322,12 @@ Status CheckJsonlFirstRow(const BuildOptions& o) {
   if (text == nullptr) {
     std::string names;
     for (const auto& [name, value] : line.as_object()) names += (names.empty() ? "\"" : ", \"") + name + "\"";
-    return InvalidArgument("--text-field \"" + o.text_field + "\": the first line has no such member (members: " +
+    return InvalidArgument("`text_field` \"" + o.text_field + "\": the first line has no such member (members: " +
                            names + ")")
         .WithPath(o.input);
   }
   if (!text->is_string() && !text->is_null()) {
-    return InvalidArgument("--text-field \"" + o.text_field + "\" is not a string column: row 0 holds a " +
+    return InvalidArgument("`text_field` \"" + o.text_field + "\" is not a string column: row 0 holds a " +
                            std::string(json::KindName(text->kind())))
         .WithPath(o.input);
   }
@@ -401,7 +401,7 @@ Result<ParquetText> PlanParquetText(const BuildOptions& o) {
   if (!text.ok()) return as_argument(text.status());
   auto text_type = ParquetSourceType(o.input, *text);
   if (!text_type.ok() || text_type->kind != Kind::kString) {
-    return InvalidArgument("--text-field \"" + o.text_field + "\" is not a string column (" +
+    return InvalidArgument("`text_field` \"" + o.text_field + "\" is not a string column (" +
                            (text_type.ok() ? text_type->ToString() : std::string(pq::PhysicalTypeName(text->type))) +
                            ")")
         .WithPath(o.input);
@@ -476,7 +476,7 @@ Result<InputFormat> TextInputFormat(const BuildOptions& o) {
     VIGILO_ASSIGN_OR_RETURN(format, DetectInputFormat(o.input));
   }
   if (format != InputFormat::kJsonl && format != InputFormat::kParquet) {
-    return InvalidArgument("--embed-model needs a jsonl or parquet input with a text column; a " +
+    return InvalidArgument("`embed_model` needs a jsonl or parquet input with a text column; a " +
                            std::string(InputFormatName(format)) + " input holds vectors only");
   }
   return format;
@@ -576,7 +576,7 @@ Result<BuildSummary> BuildFromText(const BuildOptions& o, store::ObjectStore& st
     Status s = built.status();
     if (rows.unembeddable() > 0 && o.source && s.code() == StatusCode::kInvalidArgument &&
         s.message().find("row position") != std::string_view::npos) {
-      return InvalidArgument(std::string(s.message()) + " (--skip-unembeddable left out " +
+      return InvalidArgument(std::string(s.message()) + " (`skip_unembeddable` left out " +
                              std::to_string(rows.unembeddable()) + (rows.unembeddable() == 1 ? " row" : " rows") +
                              ", so the keys are no longer the row positions a source table needs)")
           .WithPath(o.input);

@@ -162,28 +162,28 @@ TEST_F(TextBuildTest, JsonlPayloadColumnsAreTypedOverTheWholeInput) {
 TEST_F(TextBuildTest, ArgumentRefusals) {
   BuildOptions o = Options();
   o.text_field.clear();
-  ExpectRefused(o, StatusCode::kInvalidArgument, "--embed-model needs --text-field (the column to embed)");
+  ExpectRefused(o, StatusCode::kInvalidArgument, "`embed_model` needs `text_field` (the column to embed)");
   o = Options();
   o.embed_model.clear();
-  ExpectRefused(o, StatusCode::kInvalidArgument, "--text-field needs --embed-model (the model that embeds it)");
+  ExpectRefused(o, StatusCode::kInvalidArgument, "`text_field` needs `embed_model` (the model that embeds it)");
   o = Options();
   o.metric = Metric::kL2Squared;
   ExpectRefused(o, StatusCode::kInvalidArgument,
-                "--metric must be cosine with --embed-model (the model's vectors have unit length), got l2_squared");
+                "`metric` must be cosine with `embed_model` (the model's vectors have unit length), got l2_squared");
   o = Options();
   o.skip_unembeddable = true;
   o.input_options.key_field.reset();
   ExpectRefused(o, StatusCode::kInvalidArgument,
-                "--skip-unembeddable needs --key: rows left out would shift the row positions that key a "
+                "`skip_unembeddable` needs `key`: rows left out would shift the row positions that key a "
                 "publication without a key column");
   o = Options();
   o.text_field = "title";
   ExpectRefused(o, StatusCode::kInvalidArgument,
-                "--text-field \"title\": the first line has no such member (members: \"flag\", \"id\", \"n\", "
+                "`text_field` \"title\": the first line has no such member (members: \"flag\", \"id\", \"n\", "
                 "\"note\", \"text\", \"x\")");
   o = Options();
   o.text_field = "n";
-  ExpectRefused(o, StatusCode::kInvalidArgument, "--text-field \"n\" is not a string column: row 0 holds a number");
+  ExpectRefused(o, StatusCode::kInvalidArgument, "`text_field` \"n\" is not a string column: row 0 holds a number");
   Write(dir_ / "vec.jsonl", "{\"id\":0,\"text\":\"cat\",\"vector\":[1,2]}\n");
   o = Options("vec.jsonl");
   ExpectRefused(o, StatusCode::kInvalidArgument,
@@ -197,7 +197,7 @@ TEST_F(TextBuildTest, ModelRefusals) {
   auto built = BuildPublication(o);
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(built.status().message().rfind("--embed-model " + o.embed_model + ": no readable embedding.json", 0), 0u)
+  EXPECT_EQ(built.status().message().rfind("`embed_model` " + o.embed_model + ": no readable embedding.json", 0), 0u)
       << built.status().message();
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 
@@ -206,7 +206,7 @@ TEST_F(TextBuildTest, ModelRefusals) {
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(built.status().message().rfind(
-                "--embed-model " + o.embed_model + ": embedding.json is not a valid embedding section", 0),
+                "`embed_model` " + o.embed_model + ": embedding.json is not a valid embedding section", 0),
             0u)
       << built.status().message();
 
@@ -216,7 +216,7 @@ TEST_F(TextBuildTest, ModelRefusals) {
   built = BuildPublication(o);
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(built.status().message().rfind("--embed-model " + o.embed_model + ": the asset " + missing + " is missing",
+  EXPECT_EQ(built.status().message().rfind("`embed_model` " + o.embed_model + ": the asset " + missing + " is missing",
                                            0),
             0u)
       << built.status().message();
@@ -243,8 +243,8 @@ TEST_F(TextBuildTest, UnembeddableRowsFailTheBuildUnlessSkipped) {
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(built.status().message(),
-            "row 1: its text has no word in the model's vocabulary (2 rows of --text-field \"text\" cannot be "
-            "embedded; --skip-unembeddable leaves them out)");
+            "row 1: its text has no word in the model's vocabulary (2 rows of `text_field` \"text\" cannot be "
+            "embedded; `skip_unembeddable` leaves them out)");
   EXPECT_EQ(built.status().path(), o.input);
   EXPECT_FALSE(fs::exists(dir_ / "out"));
 
@@ -329,7 +329,7 @@ TEST_F(TextBuildTest, CheckListsEveryUnembeddableRowAndBuildsNothing) {
   check = CheckTextInput(o);
   ASSERT_FALSE(check.ok());
   EXPECT_EQ(check.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(check.status().message().rfind("--text-field \"title\": the first line has no such member", 0), 0u)
+  EXPECT_EQ(check.status().message().rfind("`text_field` \"title\": the first line has no such member", 0), 0u)
       << check.status().message();
   o = Options();
   std::string bytes = embed_test::ReadWholeFile((dir_ / "model" / spec_.assets[1].path).string());
@@ -415,7 +415,7 @@ TEST_F(JsonlPayloadTest, VectorBuildsCopyMembersOrRefuseThemByName) {
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(),
             "member \"tags\" cannot be copied into a source table: row 0 holds an array; source columns from JSONL "
-            "hold strings, integers, numbers or booleans (and null); leave it out with --columns");
+            "hold strings, integers, numbers or booleans (and null); leave it out with `columns`");
   EXPECT_FALSE(fs::exists(dir_ / "out"));
   o.source_columns = {"name", "emb"};
   auto built = BuildPublication(o);
