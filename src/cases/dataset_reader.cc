@@ -17,15 +17,7 @@ class DatasetWalk {
       : budget_(budget), fetch_(fetch), on_case_(on_case), ids_(ids), summary_(summary) {}
 
   Result<VerifiedObject> Fetch(const ObjectRef& ref, uint64_t max_bytes) {
-    // Refuse an oversized reference before asking the store for anything.
-    VIGILO_RETURN_IF_ERROR(ref.Validate());
-    if (ref.byte_count > max_bytes) {
-      return LimitExceeded("object of " + std::to_string(ref.byte_count) + " bytes exceeds its " +
-                           std::to_string(max_bytes) + "-byte budget")
-          .WithPath(ref.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch_(ref, max_bytes));
-    VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, ref.Verify(std::move(bytes), max_bytes));
+    VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, FetchVerified(fetch_, ref, max_bytes));
     summary_->object_bytes += ref.byte_count;
     return object;
   }
@@ -56,16 +48,7 @@ class DatasetWalk {
     const DatasetManifest& manifest = summary_->manifest;
     VIGILO_ASSIGN_OR_RETURN(VerifiedObject object, Fetch(entry.object, manifest.batch_limits.max_bytes));
     VIGILO_ASSIGN_OR_RETURN(DecodedCaseBatch batch, DecodeCaseBatch(std::move(object)));
-    const CaseBatchHeader& header = batch.header();
-    if (header.dataset_id != manifest.dataset_id) {
-      return InvalidFormat("batch belongs to dataset '" + header.dataset_id + "'").WithPath(entry.object.key);
-    }
-    if (header.ordinal_start != entry.range_start || header.ordinal_end != entry.range_end) {
-      return InvalidFormat("batch covers [" + std::to_string(header.ordinal_start) + ", " +
-                           std::to_string(header.ordinal_end) + "); its index entry says [" +
-                           std::to_string(entry.range_start) + ", " + std::to_string(entry.range_end) + ")")
-          .WithPath(entry.object.key);
-    }
+    VIGILO_RETURN_IF_ERROR(CheckBatchForEntry(batch.header(), entry, manifest));
     VIGILO_ASSIGN_OR_RETURN(CaseBatchReader reader, batch.Validate(manifest.batch_limits));
     while (true) {
       VIGILO_ASSIGN_OR_RETURN(std::optional<CaseRecord> record, reader.Next());
@@ -89,6 +72,31 @@ class DatasetWalk {
 
 }  // namespace
 
+Status CheckSourceFieldsOf(const DatasetSourceFields& fields, const DatasetManifest& manifest) {
+  if (fields.dataset_id() != manifest.dataset_id || fields.dataset_version() != manifest.dataset_version) {
+    return InvalidFormat("source fields name another dataset id or version than the manifest")
+        .WithPath(manifest.source_fields.key);
+  }
+  if (!fields.cases_present) {
+    return InvalidFormat("a published dataset's source fields must record a cases array")
+        .WithPath(manifest.source_fields.key);
+  }
+  return Status::Ok();
+}
+
+Status CheckBatchForEntry(const CaseBatchHeader& header, const IndexEntry& entry, const DatasetManifest& manifest) {
+  if (header.dataset_id != manifest.dataset_id) {
+    return InvalidFormat("batch belongs to dataset '" + header.dataset_id + "'").WithPath(entry.object.key);
+  }
+  if (header.ordinal_start != entry.range_start || header.ordinal_end != entry.range_end) {
+    return InvalidFormat("batch covers [" + std::to_string(header.ordinal_start) + ", " +
+                         std::to_string(header.ordinal_end) + "); its index entry says [" +
+                         std::to_string(entry.range_start) + ", " + std::to_string(entry.range_end) + ")")
+        .WithPath(entry.object.key);
+  }
+  return Status::Ok();
+}
+
 Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const BudgetConfig& budget,
                                        const std::filesystem::path& scratch_dir, const ObjectBytesFetch& fetch,
                                        const std::function<Status(const CaseRecord&)>& on_case) {
@@ -109,15 +117,7 @@ Result<ReadDatasetSummary> ReadDataset(const ObjectRef& manifest_ref, const Budg
   VIGILO_ASSIGN_OR_RETURN(VerifiedObject fields_object,
                           walk.Fetch(manifest.source_fields, budget.source_fields_max_bytes));
   VIGILO_ASSIGN_OR_RETURN(summary.source_fields, DatasetSourceFields::Decode(fields_object));
-  if (summary.source_fields.dataset_id() != manifest.dataset_id ||
-      summary.source_fields.dataset_version() != manifest.dataset_version) {
-    return InvalidFormat("source fields name another dataset id or version than the manifest")
-        .WithPath(manifest.source_fields.key);
-  }
-  if (!summary.source_fields.cases_present) {
-    return InvalidFormat("a published dataset's source fields must record a cases array")
-        .WithPath(manifest.source_fields.key);
-  }
+  VIGILO_RETURN_IF_ERROR(CheckSourceFieldsOf(summary.source_fields, manifest));
 
   VIGILO_ASSIGN_OR_RETURN(DatasetIdentityBuilder identity,
                           DatasetIdentityBuilder::Start(summary.source_fields.fields, true));

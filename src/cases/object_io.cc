@@ -80,10 +80,19 @@ ObjectBytesFetch StoreBytesFetch(StoreResolver resolve) {
 
 ObjectFetch StoreFetch(StoreResolver resolve, uint64_t max_bytes) {
   return [fetch = StoreBytesFetch(std::move(resolve)), max_bytes](const ObjectRef& ref) -> Result<VerifiedObject> {
-    VIGILO_RETURN_IF_ERROR(ref.Validate());
-    VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch(ref, max_bytes));
-    return ref.Verify(std::move(bytes), max_bytes);
+    return FetchVerified(fetch, ref, max_bytes);
   };
+}
+
+Result<VerifiedObject> FetchVerified(const ObjectBytesFetch& fetch, const ObjectRef& ref, uint64_t max_bytes) {
+  VIGILO_RETURN_IF_ERROR(ref.Validate());
+  if (ref.byte_count > max_bytes) {
+    return LimitExceeded("object of " + std::to_string(ref.byte_count) + " bytes exceeds its " +
+                         std::to_string(max_bytes) + "-byte budget")
+        .WithPath(ref.key);
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch(ref, max_bytes));
+  return ref.Verify(std::move(bytes), max_bytes);
 }
 
 StoreResolver SingleStore(store::ObjectStore& store) {

@@ -119,20 +119,12 @@ Status Ingest(const IngestArgs& a) {
   const engine::IngestResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(engine::RootOutcomeName(r.outcome))));
-    rec.Add("name", json::Value(r.name));
-    rec.Add("version", json::Value::Uint(r.root_version));
-    rec.Add("root", r.root.ToJson());
+    AddPublicationReport(r, &rec);
     rec.Add("dataset_id", json::Value(r.manifest.dataset_id));
     rec.Add("dataset_hash", json::Value(r.manifest.dataset_hash));
     rec.Add("dataset_version_id", json::Value(r.manifest.dataset_version_id.ToString()));
     rec.Add("case_count", json::Value::Uint(static_cast<uint64_t>(r.manifest.case_count)));
-    rec.Add("attempt", json::Value(control::AttemptName(r.attempt)));
-    rec.Add("resumed", json::Value(r.resumed));
     rec.Add("input_bytes", json::Value::Uint(r.input_bytes));
-    rec.Add("objects_written", json::Value::Uint(r.objects_written));
-    rec.Add("objects_replayed", json::Value::Uint(r.objects_replayed));
-    rec.Add("bytes_written", json::Value::Uint(r.bytes_written));
     rec.Add("verified_bytes", json::Value::Uint(r.verified_bytes));
     rec.Add("cleanup_deleted", json::Value::Uint(r.cleanup_deleted));
     return PrintRecord(rec, a.output);

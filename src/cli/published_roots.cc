@@ -56,6 +56,18 @@ Result<OpenedRoot> OpenPublishedRoot(const std::string& target, const std::strin
   return opened;
 }
 
+void AddPublicationReport(const engine::PublicationReport& report, Record* r) {
+  r->Add("outcome", json::Value(std::string(engine::RootOutcomeName(report.outcome))));
+  r->Add("name", json::Value(report.name));
+  r->Add("version", json::Value::Uint(report.root_version));
+  r->Add("root", report.root.ToJson());
+  r->Add("attempt", json::Value(control::AttemptName(report.attempt)));
+  r->Add("resumed", json::Value(report.resumed));
+  r->Add("objects_written", json::Value::Uint(report.objects_written));
+  r->Add("objects_replayed", json::Value::Uint(report.objects_replayed));
+  r->Add("bytes_written", json::Value::Uint(report.bytes_written));
+}
+
 void AddPublication(const engine::ResolvedRoot& resolved, Record* r) {
   if (!resolved.record) return;
   r->Add("name", json::Value(resolved.record->name));

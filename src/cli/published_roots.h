@@ -56,6 +56,10 @@ struct OpenedWriteTarget {
 Result<std::unique_ptr<OpenedWriteTarget>> OpenWriteTarget(const std::string& store_spec,
                                                            const std::string& stores_file, bool create_root);
 
+// What a publishing command's --json record shares: outcome, name, version,
+// root, attempt, resumed, objects_written, objects_replayed, bytes_written.
+void AddPublicationReport(const engine::PublicationReport& report, Record* r);
+
 // The name, version and publication time of a named root (nothing for a REF).
 void AddPublication(const engine::ResolvedRoot& resolved, Record* r);
 

@@ -103,21 +103,13 @@ Status Plan(const PlanArgs& a) {
   const engine::PlanRunResult& r = *done;
   if (a.output.json) {
     Record rec;
-    rec.Add("outcome", json::Value(std::string(engine::RootOutcomeName(r.outcome))));
-    rec.Add("name", json::Value(r.name));
-    rec.Add("version", json::Value::Uint(r.root_version));
-    rec.Add("root", r.root.ToJson());
+    AddPublicationReport(r, &rec);
     rec.Add("run_id", json::Value(r.plan.run_id.ToString()));
     rec.Add("chunk_count", json::Value::Uint(static_cast<uint64_t>(r.plan.chunk_count)));
     rec.Add("shard_count", json::Value::Uint(r.plan.shards.size()));
     rec.Add("cases_read", json::Value::Uint(r.cases_read));
     rec.Add("chunk_pages", json::Value::Uint(r.chunk_pages));
     rec.Add("gate_pages", json::Value::Uint(r.gate_pages));
-    rec.Add("attempt", json::Value(control::AttemptName(r.attempt)));
-    rec.Add("resumed", json::Value(r.resumed));
-    rec.Add("objects_written", json::Value::Uint(r.objects_written));
-    rec.Add("objects_replayed", json::Value::Uint(r.objects_replayed));
-    rec.Add("bytes_written", json::Value::Uint(r.bytes_written));
     return PrintRecord(rec, a.output);
   }
   VIGILO_RETURN_IF_ERROR(PrintSeedObject(r.root.ToJson(), a.output));

@@ -201,4 +201,26 @@ Status AttemptWriter::OnFailure(const Status& error) {
   return error;
 }
 
+void AttemptWriter::Report(PublicationReport& report) const {
+  report.attempt = attempt();
+  report.resumed = resumed();
+  report.objects_written = stats().created;
+  report.objects_replayed = stats().replayed;
+  report.bytes_written = stats().created_bytes;
+  report.cleanup_deleted = cleanup_deleted();
+}
+
+void AttemptWriter::Report(const PublishedRoot& published, PublicationReport& report) const {
+  report.root_version = published.record.version;
+  report.outcome = published.outcome;
+  report.root = published.root;
+}
+
+Status NameHoldsOther(std::string_view label, const std::string& name, const std::string& what, uint64_t version) {
+  return AlreadyExists("the " + std::string(label) + " '" + name + "' already holds " + what + " (version " +
+                       std::to_string(version) +
+                       "); replacing it takes the replace option, and a rerun with it reuses what this run wrote")
+      .WithPath(name);
+}
+
 }  // namespace vigilo::engine

@@ -17,6 +17,11 @@
 
 namespace vigilo::engine {
 
+// PublishRoot's refusal when the name holds other content: AlreadyExists
+// "the <label> '<name>' already holds <what> (version N); replacing it takes
+// the replace option, and a rerun with it reuses what this run wrote".
+Status NameHoldsOther(std::string_view label, const std::string& name, const std::string& what, uint64_t version);
+
 class AttemptWriter {
  public:
   AttemptWriter(const WriteTarget& target, control::Namespace ns, std::string name, store::Micros lease_duration,
@@ -66,6 +71,22 @@ class AttemptWriter {
   Result<std::optional<cases::VerifiedObject>> FetchPublishedRoot(const control::RootRecord& record,
                                                                   uint64_t max_bytes);
 
+  // PublishRoot's `same` for a root whose manifest `decode` reads and
+  // `equal(theirs, mine)` compares: the name's current root fetched
+  // (FetchPublishedRoot; a root in another store is never the same), decoded
+  // into `theirs` (kept for the caller: an unchanged outcome reports it).
+  template <class Manifest, class Decode, class Equal>
+  std::function<Result<bool>(const control::RootRecord&)> SameRoot(uint64_t max_bytes, Decode decode, Equal equal,
+                                                                   const Manifest& mine,
+                                                                   std::optional<Manifest>& theirs) {
+    return [this, max_bytes, decode, equal, &mine, &theirs](const control::RootRecord& current) -> Result<bool> {
+      VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object, FetchPublishedRoot(current, max_bytes));
+      if (!object) return false;
+      VIGILO_ASSIGN_OR_RETURN(theirs, decode(*object));
+      return equal(*theirs, mine);
+    };
+  }
+
   // The holder gives up: the attempt's keys are deleted now (what does not
   // finish stays recorded for `vigilo store cleanup`).
   void AbandonAndClean();
@@ -79,6 +100,12 @@ class AttemptWriter {
   Status OnFailure(const Status& error);
 
   uint64_t cleanup_deleted() const { return cleanup_deleted_; }
+
+  // Fills `report` with what this attempt did: its attempt, whether it
+  // resumed, its object counts and the cleanup it drained; and, given what
+  // PublishRoot returned, the outcome, version and root the name holds.
+  void Report(PublicationReport& report) const;
+  void Report(const PublishedRoot& published, PublicationReport& report) const;
 
  private:
   void Drain();

@@ -249,13 +249,9 @@ class Ingestion {
 
   Status Publish(IngestResult& result) {
     std::optional<cases::DatasetManifest> theirs;
-    auto same = [&](const control::RootRecord& current) -> Result<bool> {
-      VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
-                              writer_->FetchPublishedRoot(current, budget_.root_manifest_max_bytes));
-      if (!object) return false;  // a root in another store counts as another dataset
-      VIGILO_ASSIGN_OR_RETURN(theirs, cases::DatasetManifest::Decode(*object));
-      return SameDataset(*theirs, result.manifest);
-    };
+    auto same = writer_->SameRoot(
+        budget_.root_manifest_max_bytes, [](const cases::VerifiedObject& o) { return cases::DatasetManifest::Decode(o); },
+        SameDataset, result.manifest, theirs);
     auto refusal = [&](const control::RootRecord& current) -> Status {
       bool same_identity = theirs && theirs->dataset_hash == result.manifest.dataset_hash &&
                            theirs->dataset_version_id == result.manifest.dataset_version_id;
@@ -264,30 +260,19 @@ class Ingestion {
                                              std::to_string(theirs->batch_limits.max_bytes) +
                                              "); a published dataset is never repacked"
                                        : "another dataset";
-      return AlreadyExists("the name '" + name_ + "' already holds " + what + " (version " +
-                           std::to_string(current.version) +
-                           "); replacing it takes the replace option, and a rerun with it reuses what this run "
-                           "wrote")
-          .WithPath(name_);
+      return NameHoldsOther("name", name_, what, current.version);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
                             writer_->PublishRoot(result.root, options_.replace, same, refusal));
-    result.root_version = published.record.version;
-    result.outcome = published.outcome;
-    result.root = published.root;
+    writer_->Report(published, result);
     if (published.outcome == RootOutcome::kUnchanged) result.manifest = *theirs;
     return Status::Ok();
   }
 
   void Fill(IngestResult& result) const {
     result.name = name_;
-    result.attempt = writer_->attempt();
-    result.resumed = writer_->resumed();
     result.input_bytes = input_bytes_;
-    result.objects_written = writer_->stats().created;
-    result.objects_replayed = writer_->stats().replayed;
-    result.bytes_written = writer_->stats().created_bytes;
-    result.cleanup_deleted = writer_->cleanup_deleted();
+    writer_->Report(result);
   }
 
   const IngestInput& input_;

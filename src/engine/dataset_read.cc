@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/identity.h"
 #include "vigilo/cases/ordinal_index.h"
 #include "vigilo/common/hex.h"
@@ -112,15 +113,7 @@ Result<LoadedRoot> LoadRoot(const cases::ObjectRef& root, Fetcher& fetcher) {
   VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject fields_object,
                           fetcher.Fetch(manifest.source_fields, budget.source_fields_max_bytes));
   VIGILO_ASSIGN_OR_RETURN(loaded.source_fields, cases::DatasetSourceFields::Decode(fields_object));
-  if (loaded.source_fields.dataset_id() != manifest.dataset_id ||
-      loaded.source_fields.dataset_version() != manifest.dataset_version) {
-    return InvalidFormat("source fields name another dataset id or version than the manifest")
-        .WithPath(manifest.source_fields.key);
-  }
-  if (!loaded.source_fields.cases_present) {
-    return InvalidFormat("a published dataset's source fields must record a cases array")
-        .WithPath(manifest.source_fields.key);
-  }
+  VIGILO_RETURN_IF_ERROR(cases::CheckSourceFieldsOf(loaded.source_fields, manifest));
   return loaded;
 }
 
@@ -140,16 +133,7 @@ Result<FetchedBatch> FetchBatch(const cases::IndexEntry& entry, const cases::Dat
   VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, fetcher.Fetch(entry.object, manifest.batch_limits.max_bytes));
   VIGILO_ASSIGN_OR_RETURN(cases::DecodedCaseBatch decoded, cases::DecodeCaseBatch(std::move(object)));
   auto batch = std::make_unique<cases::DecodedCaseBatch>(std::move(decoded));
-  const cases::CaseBatchHeader& header = batch->header();
-  if (header.dataset_id != manifest.dataset_id) {
-    return InvalidFormat("batch belongs to dataset '" + header.dataset_id + "'").WithPath(entry.object.key);
-  }
-  if (header.ordinal_start != entry.range_start || header.ordinal_end != entry.range_end) {
-    return InvalidFormat("batch covers [" + std::to_string(header.ordinal_start) + ", " +
-                         std::to_string(header.ordinal_end) + "); its index entry says [" +
-                         std::to_string(entry.range_start) + ", " + std::to_string(entry.range_end) + ")")
-        .WithPath(entry.object.key);
-  }
+  VIGILO_RETURN_IF_ERROR(cases::CheckBatchForEntry(batch->header(), entry, manifest));
   VIGILO_ASSIGN_OR_RETURN(cases::CaseBatchReader reader, batch->Validate(manifest.batch_limits));
   return FetchedBatch{std::move(batch), std::move(reader)};
 }

@@ -368,36 +368,22 @@ class Planning {
     Report("publishing", cases_read);
     VIGILO_RETURN_IF_ERROR(Publish(result));
     result.name = name_;
-    result.attempt = writer_->attempt();
-    result.resumed = writer_->resumed();
-    result.objects_written = writer_->stats().created;
-    result.objects_replayed = writer_->stats().replayed;
-    result.bytes_written = writer_->stats().created_bytes;
-    result.cleanup_deleted = writer_->cleanup_deleted();
+    writer_->Report(result);
     return result;
   }
 
   Status Publish(PlanRunResult& result) {
     std::optional<cases::RunPlanManifest> theirs;
-    auto same = [&](const control::RootRecord& current) -> Result<bool> {
-      VIGILO_ASSIGN_OR_RETURN(std::optional<cases::VerifiedObject> object,
-                              writer_->FetchPublishedRoot(current, limits_.max_root_bytes));
-      if (!object) return false;  // a root in another store counts as another plan
-      VIGILO_ASSIGN_OR_RETURN(theirs, cases::RunPlanManifest::Decode(*object, limits_));
-      return SamePlan(*theirs, result.plan);
-    };
+    auto same = writer_->SameRoot(
+        limits_.max_root_bytes,
+        [this](const cases::VerifiedObject& o) { return cases::RunPlanManifest::Decode(o, limits_); }, SamePlan,
+        result.plan, theirs);
     auto refusal = [&](const control::RootRecord& current) -> Status {
-      return AlreadyExists("the run name '" + name_ + "' already holds another plan (version " +
-                           std::to_string(current.version) +
-                           "); replacing it takes the replace option, and a rerun with it reuses what this run "
-                           "wrote")
-          .WithPath(name_);
+      return NameHoldsOther("run name", name_, "another plan", current.version);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,
                             writer_->PublishRoot(result.root, options_.replace, same, refusal));
-    result.root_version = published.record.version;
-    result.outcome = published.outcome;
-    result.root = published.root;
+    writer_->Report(published, result);
     if (published.outcome == RootOutcome::kUnchanged) result.plan = std::move(*theirs);
     return Status::Ok();
   }

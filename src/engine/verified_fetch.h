@@ -22,14 +22,7 @@ class VerifiedFetcher {
   explicit VerifiedFetcher(const cases::ObjectBytesFetch& fetch) : fetch_(fetch) {}
 
   Result<cases::VerifiedObject> Fetch(const cases::ObjectRef& ref, uint64_t max_bytes) {
-    VIGILO_RETURN_IF_ERROR(ref.Validate());
-    if (ref.byte_count > max_bytes) {
-      return LimitExceeded("object of " + std::to_string(ref.byte_count) + " bytes exceeds its " +
-                           std::to_string(max_bytes) + "-byte budget")
-          .WithPath(ref.key);
-    }
-    VIGILO_ASSIGN_OR_RETURN(std::string bytes, fetch_(ref, max_bytes));
-    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, ref.Verify(std::move(bytes), max_bytes));
+    VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, cases::FetchVerified(fetch_, ref, max_bytes));
     ++objects;
     bytes_fetched += ref.byte_count;
     return object;

@@ -6,7 +6,7 @@
 // stream, goes through the per-value path, which is the reference.
 #include "chunk_decoder.h"
 #include "level_scan.h"
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet::decode {
 

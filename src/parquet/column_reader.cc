@@ -9,7 +9,7 @@
 #include "chunk_decoder.h"
 #include "value_decoder.h"
 #include "vigilo/parquet/compression.h"
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "vigilo/common/checked.h"
 #include "vigilo/parquet/compression.h"
-#include "vigilo/parquet/rle_encoder.h"
+#include "rle_encoder.h"
 
 namespace vigilo::parquet {
 namespace {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "vigilo/parquet/statistics_builder.h"
+#include "statistics_builder.h"
 #include "vigilo/parquet/writer.h"
 
 namespace vigilo::parquet {

@@ -10,7 +10,7 @@
 #include "level_scan.h"
 #include "reader_test_pages.h"
 #include "vigilo/parquet/column_reader.h"
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet {
 namespace {

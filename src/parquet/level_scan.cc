@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet::levels {
 bool AllEqual(std::span<const uint8_t> stream, int bit_width, size_t n, uint16_t level) {

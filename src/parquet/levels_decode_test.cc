@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet {
 namespace {

@@ -1,4 +1,4 @@
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 #include <algorithm>
 #include <bit>

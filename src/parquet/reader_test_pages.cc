@@ -7,7 +7,7 @@
 
 #include "vigilo/parquet/compression.h"
 #include "vigilo/parquet/footer.h"
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "vigilo/parquet/rle_encoder.h"
+#include "rle_encoder.h"
 
 #include <cstddef>
 

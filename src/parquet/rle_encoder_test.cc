@@ -1,10 +1,10 @@
-#include "vigilo/parquet/rle_encoder.h"
+#include "rle_encoder.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet {
 namespace {

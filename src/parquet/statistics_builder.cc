@@ -1,4 +1,4 @@
-#include "vigilo/parquet/statistics_builder.h"
+#include "statistics_builder.h"
 
 #include <cmath>
 #include <cstring>

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "vigilo/parquet/levels_reader.h"
+#include "levels_reader.h"
 
 namespace vigilo::parquet::decode {
 namespace {

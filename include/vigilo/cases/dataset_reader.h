@@ -16,6 +16,7 @@
 #include "vigilo/cases/dataset.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/cases/object_ref.h"
+#include "vigilo/cases/ordinal_index.h"
 
 namespace vigilo::cases {
 
@@ -26,6 +27,16 @@ struct ReadDatasetSummary {
   uint64_t index_page_count = 0;
   uint64_t object_bytes = 0;  // every verified object, manifest included
 };
+
+// The source fields of a published dataset agree with its manifest (dataset
+// id and version) and record a cases array: InvalidFormat naming the source
+// fields' key otherwise.
+Status CheckSourceFieldsOf(const DatasetSourceFields& fields, const DatasetManifest& manifest);
+
+// A batch fetched for an index entry belongs to the manifest's dataset and
+// covers exactly the entry's ordinal range: InvalidFormat naming the batch's
+// key otherwise.
+Status CheckBatchForEntry(const CaseBatchHeader& header, const IndexEntry& entry, const DatasetManifest& manifest);
 
 // `fetch` is StoreBytesFetch over the store(s) the references name.
 // Errors: whatever fetch, Verify or a decoder reports (IntegrityError for

@@ -58,6 +58,12 @@ ObjectBytesFetch StoreBytesFetch(StoreResolver resolve);
 // StoreBytesFetch, then ObjectRef::Verify, with one byte cap for every object.
 ObjectFetch StoreFetch(StoreResolver resolve, uint64_t max_bytes);
 
+// What every reader does with a reference: the reference checked, an object
+// over `max_bytes` refused before anything is asked of a store
+// (LimitExceeded naming its key), then the bytes fetched and verified (exact
+// size, then BLAKE3: ObjectRef::Verify).
+Result<VerifiedObject> FetchVerified(const ObjectBytesFetch& fetch, const ObjectRef& ref, uint64_t max_bytes);
+
 // A resolver naming `store` for every alias (one store; tests).
 StoreResolver SingleStore(store::ObjectStore& store);
 

@@ -83,20 +83,10 @@ using IngestTarget = WriteTarget;
 
 using IngestOutcome = RootOutcome;
 
-struct IngestResult {
-  IngestOutcome outcome = IngestOutcome::kPublished;
-  std::string name;
-  uint64_t root_version = 0;
-  cases::ObjectRef root;  // the manifest reference the name now holds
+struct IngestResult : PublicationReport {  // root: the dataset manifest reference
   cases::DatasetManifest manifest;
-  control::AttemptRef attempt;
-  bool resumed = false;
   uint64_t input_bytes = 0;
-  uint64_t objects_written = 0;   // created by this run
-  uint64_t objects_replayed = 0;  // already there, verified identical (a resumed attempt's)
-  uint64_t bytes_written = 0;     // bytes of the objects this run created
-  uint64_t verified_bytes = 0;    // object bytes read back by the final verification
-  uint64_t cleanup_deleted = 0;   // objects of abandoned attempts deleted on this store
+  uint64_t verified_bytes = 0;  // object bytes read back by the final verification
 };
 
 Result<IngestResult> IngestDataset(const IngestInput& input, const IngestOptions& options,

@@ -41,21 +41,11 @@ struct PlanRunOptions {
 
 using PlanOutcome = RootOutcome;
 
-struct PlanRunResult {
-  PlanOutcome outcome = PlanOutcome::kPublished;
-  std::string name;
-  uint64_t root_version = 0;
-  cases::ObjectRef root;  // the run-plan manifest the name now holds
+struct PlanRunResult : PublicationReport {  // root: the run-plan manifest reference
   cases::RunPlanManifest plan;
-  control::AttemptRef attempt;
-  bool resumed = false;
   uint64_t cases_read = 0;
   uint64_t chunk_pages = 0;
   uint64_t gate_pages = 0;
-  uint64_t objects_written = 0;
-  uint64_t objects_replayed = 0;
-  uint64_t bytes_written = 0;
-  uint64_t cleanup_deleted = 0;
 };
 
 // `dataset_root` is a published dataset manifest reference and

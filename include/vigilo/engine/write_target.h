@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "vigilo/cases/object_ref.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/store/clock.h"
 #include "vigilo/store/governor.h"
@@ -23,6 +24,7 @@ struct WriteTarget {
   store::RandomSource* random = nullptr;       // identifiers drawn once (run ids); null: store::DefaultRandom()
 };
 
+
 // What publishing a root under a name did.
 enum class RootOutcome {
   kPublished,  // the name was free (or already held exactly this root)
@@ -30,6 +32,21 @@ enum class RootOutcome {
   kUnchanged,  // the name already held the same content: nothing was published
 };
 std::string_view RootOutcomeName(RootOutcome outcome);  // "published", "replaced", "unchanged"
+
+// What publishing a root did: every publishing operation's result starts
+// with it (IngestResult, PlanRunResult).
+struct PublicationReport {
+  RootOutcome outcome = RootOutcome::kPublished;
+  std::string name;
+  uint64_t root_version = 0;
+  cases::ObjectRef root;  // the root reference the name now holds
+  control::AttemptRef attempt;
+  bool resumed = false;
+  uint64_t objects_written = 0;   // created by this run
+  uint64_t objects_replayed = 0;  // already there, verified identical (a resumed attempt's)
+  uint64_t bytes_written = 0;     // bytes of the objects this run created
+  uint64_t cleanup_deleted = 0;   // objects of abandoned attempts deleted on this store
+};
 
 // Everything a write needs is there, the alias is valid and the store can
 // be written safely (conditional creates, read after create).
