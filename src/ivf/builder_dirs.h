@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vigilo/common/result.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
@@ -48,29 +49,23 @@ class ScratchDir {
   CreatedDirectories parents_;  // CreateBelow's
 };
 
-// Forwards every call to a local store rooted at `root`, first noting in
-// `dirs` the directories a create is about to make for its key.
-class DirectoryNotingStore final : public store::ObjectStore {
+// Forwards every call to a local store rooted at `root` (reads, batches
+// included, pass straight through), first noting in `dirs` the directories a
+// create is about to make for its key.
+class DirectoryNotingStore final : public store::ForwardingStore {
  public:
   DirectoryNotingStore(store::ObjectStore& inner, std::filesystem::path root, CreatedDirectories& dirs)
-      : inner_(inner), root_(std::move(root)), dirs_(dirs) {}
-  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
-  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
-    return inner_.Get(key, options);
-  }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
+      : ForwardingStore(inner), root_(std::move(root)), dirs_(dirs) {}
   Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
     dirs_.Note((root_ / key).parent_path());
-    return inner_.CreateIfAbsent(key, bytes);
+    return inner().CreateIfAbsent(key, bytes);
   }
   Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
     dirs_.Note((root_ / key).parent_path());
-    return inner_.BeginCreate(key);
+    return inner().BeginCreate(key);
   }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
 
  private:
-  store::ObjectStore& inner_;
   std::filesystem::path root_;
   CreatedDirectories& dirs_;
 };

@@ -10,6 +10,7 @@
 #include "vigilo/common/file.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/json/parse.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/governor.h"
 #include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
@@ -146,10 +147,10 @@ Result<std::string> ReadConfigFile(const std::string& path) {
 
 // A configured store behind the capabilities its operator declared: a
 // guarantee counts only if declared and the backend has it too.
-class DeclaredStore final : public ObjectStore {
+class DeclaredStore final : public ForwardingStore {
  public:
-  DeclaredStore(std::unique_ptr<ObjectStore> inner, const Capabilities& declared) : inner_(std::move(inner)) {
-    const Capabilities& own = inner_->capabilities();
+  DeclaredStore(std::unique_ptr<ObjectStore> inner, const Capabilities& declared) : ForwardingStore(std::move(inner)) {
+    const Capabilities& own = ForwardingStore::capabilities();
     capabilities_ = own;
     capabilities_.writable = own.writable && declared.writable;
     capabilities_.conditional_create = own.conditional_create && declared.conditional_create;
@@ -157,19 +158,8 @@ class DeclaredStore final : public ObjectStore {
   }
 
   const Capabilities& capabilities() const override { return capabilities_; }
-  Result<Bytes> Get(std::string_view key, const GetOptions& options) override { return inner_->Get(key, options); }
-  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override { return inner_->GetMany(requests); }
-  Result<ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_->CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_->BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_->Delete(key); }
 
  private:
-  std::unique_ptr<ObjectStore> inner_;
   Capabilities capabilities_;
 };
 
@@ -280,6 +270,10 @@ Result<StoreConfig> StoreConfig::LoadFile(const std::string& path, bool missing_
   return Parse(*bytes, path);
 }
 
+std::unique_ptr<ObjectStore> DeclareCapabilities(std::unique_ptr<ObjectStore> inner, const Capabilities& declared) {
+  return std::make_unique<DeclaredStore>(std::move(inner), declared);
+}
+
 const StoreEntry* StoreConfig::Find(std::string_view alias) const {
   auto it = entries_.find(alias);
   return it == entries_.end() ? nullptr : &it->second;
@@ -312,7 +306,7 @@ Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry
     Status named(s.code(), "store alias " + Quoted(entry.alias) + ": " + std::string(s.message()));
     return s.path().empty() ? named : std::move(named).WithPath(std::string(s.path()));
   }
-  std::unique_ptr<ObjectStore> store = std::make_unique<DeclaredStore>(std::move(opened).value(), entry.declared);
+  std::unique_ptr<ObjectStore> store = DeclareCapabilities(std::move(opened).value(), entry.declared);
   if (options.writable) VIGILO_RETURN_IF_ERROR(RequireWritable(*store, entry.alias));
   return store;
 }

@@ -87,6 +87,11 @@ Result<std::string> DecodeFileUrl(std::string_view url);
 // is InvalidArgument, suggesting "./SPEC" when SPEC is alias-shaped.
 Result<ResolvedStore> ResolveStore(const StoreConfig& config, std::string_view spec, const OpenOptions& options);
 
+// `inner` behind the capabilities an operator declared for it: a guarantee
+// (writable, conditional create, read after create) counts only if declared
+// and the backend has it too. Every call forwards, a batch as one batch.
+std::unique_ptr<ObjectStore> DeclareCapabilities(std::unique_ptr<ObjectStore> inner, const Capabilities& declared);
+
 // The store of one configured alias, opened as `options` say: file:// opens
 // the directory, whose capabilities are the declared ones (and only those
 // the backend also has); other schemes are Unimplemented for now.
