@@ -32,9 +32,10 @@ namespace {
 // The library's setting names a CLI flag of the same name (dashes for
 // underscores) sets. Budget settings have their own table (budget_flags.h).
 constexpr std::string_view kFlagSettings[] = {
-    "columns", "derive_ids", "embed_model", "iterations", "key",  "metric",      "nlist",        "out",
-    "roots",   "sample",     "skip_unembeddable", "source", "source_row_group_rows", "store", "text_field",
-    "vector_field"};
+    "base",   "base_format", "base_vector_field", "columns", "derive_ids", "embed_model", "iterations",
+    "k",      "key",         "metric",            "nlist",   "out",        "roots",       "sample",
+    "skip_unembeddable",     "source",            "source_row_group_rows", "store",       "text_field",
+    "threads", "vector_field"};
 
 }  // namespace
 
