@@ -19,6 +19,7 @@
 #include "context.h"
 #include "published_roots.h"
 #include "vigilo/control/cleanup.h"
+#include "vigilo/engine/cleanup.h"
 #include "vigilo/json/value.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/config.h"
@@ -44,60 +45,24 @@ Record ReportRecord(const control::CleanupReport& report) {
   return r;
 }
 
-// One store: resolve it for writing (cleanup deletes), name it as the
-// ledger does, drain it.
-struct StoreOutcome {
-  control::CleanupReport report;
-};
-
-StoreOutcome DrainStore(engine::Context& context, control::ControlStore& ledger, const std::string& spec,
-                        const std::optional<std::string>& known_id, const store::CancelToken& cancel) {
-  StoreOutcome out;
-  out.report.store = known_id.value_or(spec);
-  Result<store::ResolvedStore> resolved = context.OpenStore(spec, store::OpenOptions{.writable = true});
-  if (!resolved.ok()) {
-    out.report.status = resolved.status();
-    return out;
-  }
-  Result<std::string> id = control::LedgerStoreId(spec, *resolved);
-  if (!id.ok()) {
-    out.report.status = id.status();
-    return out;
-  }
-  out.report = control::DrainCleanup(ledger, *id, *resolved->store, context.governor(), &cancel);
-  return out;
-}
-
 Status Cleanup(const CleanupArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext(args.stores_file));
-  VIGILO_RETURN_IF_ERROR(context->StoresConfig().status());
-  // No control database yet means no attempt was ever recorded: nothing to do.
-  Result<control::ControlStore*> opened = context->ExistingControl();
-  if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) {
-    return args.output.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
-  }
-  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * ledger, std::move(opened));
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
-
-  std::vector<StoreOutcome> outcomes;
-  if (!args.store.empty()) {
-    outcomes.push_back(DrainStore(*context, *ledger, args.store, std::nullopt, cancel));
-  } else {
-    VIGILO_ASSIGN_OR_RETURN(std::vector<std::string> due, ledger->StoresWithDueCleanup());
-    if (due.empty() && !args.output.json) return WriteStdout("no cleanup work is due\n");
-    for (const std::string& id : due) {
-      if (cancel.cancelled()) break;
-      outcomes.push_back(DrainStore(*context, *ledger, control::StoreSpecForLedgerId(id), id, cancel));
-    }
-  }
+  std::optional<std::string> only;
+  if (!args.store.empty()) only = args.store;
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::CleanupReport> reports,
+                          engine::DrainDueCleanup(*context, only, &cancel));
+  // No control state, or no store with work due: a sentence for people,
+  // zero records for programs.
+  if (reports.empty()) return args.output.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
   Status first;
   std::vector<Record> rows;
   bool any_error = false;
-  for (const StoreOutcome& outcome : outcomes) {
-    rows.push_back(ReportRecord(outcome.report));
-    any_error = any_error || !outcome.report.status.ok();
-    if (first.ok() && !outcome.report.status.ok()) first = outcome.report.status;
+  for (const control::CleanupReport& report : reports) {
+    rows.push_back(ReportRecord(report));
+    any_error = any_error || !report.status.ok();
+    if (first.ok() && !report.status.ok()) first = report.status;
   }
   std::vector<std::string> columns = {"store", "claimed", "deleted", "remaining"};
   if (any_error) columns.push_back("error");
