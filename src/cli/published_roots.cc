@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "context.h"
 #include "exit_codes.h"
+#include "root_target.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/json/parse.h"
@@ -46,7 +47,7 @@ Result<OpenedRoot> OpenPublishedRoot(const std::string& target, const std::strin
   OpenedRoot opened;
   VIGILO_ASSIGN_OR_RETURN(opened.budget, BudgetFromFlags(budget));
   std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
-  VIGILO_ASSIGN_OR_RETURN(engine::RootLocator locator, engine::ParseRootLocator(target, stdin_source.get(), ns));
+  VIGILO_ASSIGN_OR_RETURN(engine::RootLocator locator, ParseRootTarget(target, stdin_source.get(), ns));
   VIGILO_ASSIGN_OR_RETURN(opened.context, MakeContext(stores_file));
   Result<engine::OpenedRoot> root = engine::OpenPublishedRoot(*opened.context, locator, store_spec, ns);
   if (!root.ok()) return UnderFlag(root.status());

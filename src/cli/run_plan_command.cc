@@ -13,6 +13,7 @@
 #include "output.h"
 #include "progress.h"
 #include "published_roots.h"
+#include "root_target.h"
 #include "vigilo/common/byte_source.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/control_store.h"
@@ -57,7 +58,7 @@ Status Plan(const PlanArgs& a) {
   }
   std::unique_ptr<FileByteSource> stdin_source = FileByteSource::Stdin();
   VIGILO_ASSIGN_OR_RETURN(engine::DatasetLocator locator,
-                          engine::ParseDatasetLocator(a.dataset, stdin_source.get()));
+                          ParseRootTarget(a.dataset, stdin_source.get(), control::Namespace::kDatasets));
 
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
                           OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));

@@ -23,24 +23,6 @@ std::string Noun(control::Namespace ns) { return ns == control::Namespace::kRuns
 
 Status RefTooLarge(control::Namespace ns) { return LimitExceeded("a " + Noun(ns) + " reference is at most 64 KiB"); }
 
-// A REF's text: at most 64 KiB, one trailing LF allowed (as `dataset pack`
-// and `dataset ingest` print it).
-Result<std::string> ReadRefText(ByteSource& source, const std::string& origin, control::Namespace ns) {
-  std::string text;
-  char buf[4096];
-  while (true) {
-    VIGILO_ASSIGN_OR_RETURN(size_t n, source.Read(std::span<char>(buf, sizeof buf)));
-    if (n == 0) break;
-    if (text.size() + n > kMaxRefBytes + 1) {
-      return RefTooLarge(ns).WithPath(origin);
-    }
-    text.append(buf, n);
-  }
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  if (text.size() > kMaxRefBytes) return RefTooLarge(ns).WithPath(origin);
-  return text;
-}
-
 // `origin: $.field` for an error inside the reference, else `origin`.
 Status Located(Status s, const std::string& origin) {
   if (s.path().empty()) return std::move(s).WithPath(origin);
@@ -59,15 +41,6 @@ Result<cases::ObjectRef> ParseRef(std::string_view text, const std::string& orig
         .WithPath(origin);
   }
   return std::move(ref).value();
-}
-
-Result<RootLocator> RefFromFile(const std::string& path, control::Namespace ns) {
-  if (path.empty()) return InvalidArgument("@ must be followed by a file name");
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, FileByteSource::Open(path));
-  VIGILO_ASSIGN_OR_RETURN(std::string text, ReadRefText(*file, path, ns));
-  RootLocator locator;
-  VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(text, path, ns));
-  return locator;
 }
 
 // The verified fetches of one read, plus the budget that caps them and the
@@ -173,27 +146,14 @@ cases::StorageFormat RootFormat(control::Namespace ns) {
                                          : cases::StorageFormat::kDatasetManifest;
 }
 
-Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_source, control::Namespace ns) {
+Result<RootLocator> ParseRootLocator(std::string_view text, control::Namespace ns) {
   const std::string noun = Noun(ns);
   if (text.empty()) return InvalidArgument("a " + noun + " name or reference is required");
-  if (text[0] == '@') return RefFromFile(std::string(text.substr(1)), ns);
   RootLocator locator;
-  if (text == "-") {
-    if (stdin_source == nullptr) return InvalidArgument("no standard input to read the reference from");
-    VIGILO_ASSIGN_OR_RETURN(std::string ref_text, ReadRefText(*stdin_source, "<stdin>", ns));
-    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(ref_text, "<stdin>", ns));
-    return locator;
-  }
   if (text[0] == '{') {
-    std::string_view inline_text = text;
-    if (inline_text.back() == '\n') inline_text.remove_suffix(1);
-    if (inline_text.size() > kMaxRefBytes) return RefTooLarge(ns);
-    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRef(inline_text, "<reference>", ns));
+    VIGILO_ASSIGN_OR_RETURN(locator.ref, ParseRootReference(text, "<reference>", ns));
     return locator;
   }
-  // A name never holds '/', so a path is unambiguous: the older spelling of
-  // @FILE (`dataset verify ROOT_REF_FILE`) keeps working.
-  if (text.find('/') != std::string_view::npos) return RefFromFile(std::string(text), ns);
   if (Status s = control::ValidateRootName(text); !s.ok()) {
     return InvalidArgument("\"" + std::string(text) + "\" is not a " + noun + " name (" + std::string(s.message()) +
                            ") nor a reference (@FILE, - or inline JSON)");
@@ -202,8 +162,14 @@ Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_so
   return locator;
 }
 
-Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source) {
-  return ParseRootLocator(text, stdin_source, control::Namespace::kDatasets);
+Result<cases::ObjectRef> ParseRootReference(std::string_view text, const std::string& origin, control::Namespace ns) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text.size() > kMaxRefBytes) return RefTooLarge(ns).WithPath(origin);
+  return ParseRef(text, origin, ns);
+}
+
+Result<DatasetLocator> ParseDatasetLocator(std::string_view text) {
+  return ParseRootLocator(text, control::Namespace::kDatasets);
 }
 
 Result<ResolvedRoot> ResolveRoot(const RootLocator& locator, control::ControlStore* control, control::Namespace ns) {

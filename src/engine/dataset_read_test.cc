@@ -64,16 +64,6 @@ Result<cases::WrittenDataset> WriteDocument(TestStore& store, const std::string&
   return writer.Finish();
 }
 
-std::string TempFile(const std::string& name, std::string_view bytes) {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo-read-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / name).string();
-  FILE* f = std::fopen(path.c_str(), "wb");
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  return path;
-}
-
 struct Exported {
   Status status;
   std::string bytes;
@@ -105,26 +95,15 @@ class LocatorTest : public testing::Test {
   std::string ref_text_;
 };
 
-TEST_F(LocatorTest, AtFileStdinAndInlineAreReferences) {
-  std::string file = TempFile("ref.json", ref_text_ + "\n");
-  auto at = ParseDatasetLocator("@" + file, nullptr);
-  ASSERT_TRUE(at.ok()) << at.status().ToString();
-  EXPECT_EQ(at->ref, ref_);
-  EXPECT_EQ(at->name, "");
-  // A path (it holds '/', which no name does) is the older spelling of @FILE.
-  auto path = ParseDatasetLocator(file, nullptr);
-  ASSERT_TRUE(path.ok()) << path.status().ToString();
-  EXPECT_EQ(path->ref, ref_);
-
-  std::string stdin_text = ref_text_ + "\n";
-  StringByteSource in(stdin_text);
-  auto dash = ParseDatasetLocator("-", &in);
-  ASSERT_TRUE(dash.ok()) << dash.status().ToString();
-  EXPECT_EQ(dash->ref, ref_);
-
-  auto inline_ref = ParseDatasetLocator(ref_text_, nullptr);
+TEST_F(LocatorTest, InlineReferenceTextIsAReference) {
+  // Files and standard input are the CLI's to read (cli/root_target_test.cc).
+  auto inline_ref = ParseDatasetLocator(ref_text_);
   ASSERT_TRUE(inline_ref.ok()) << inline_ref.status().ToString();
   EXPECT_EQ(inline_ref->ref, ref_);
+  EXPECT_EQ(inline_ref->name, "");
+  auto with_lf = ParseRootReference(ref_text_ + "\n", "ref.json", control::Namespace::kDatasets);
+  ASSERT_TRUE(with_lf.ok()) << with_lf.status().ToString();
+  EXPECT_EQ(*with_lf, ref_);
 
   auto resolved = ResolveDataset(*inline_ref, nullptr);
   ASSERT_TRUE(resolved.ok());
@@ -134,49 +113,42 @@ TEST_F(LocatorTest, AtFileStdinAndInlineAreReferences) {
 }
 
 TEST_F(LocatorTest, NamesAndInvalidNames) {
-  auto name = ParseDatasetLocator("geo-2026.v1_x", nullptr);
+  auto name = ParseDatasetLocator("geo-2026.v1_x");
   ASSERT_TRUE(name.ok()) << name.status().ToString();
   EXPECT_FALSE(name->ref.has_value());
   EXPECT_EQ(name->name, "geo-2026.v1_x");
 
   for (std::string bad : {std::string(".hidden"), std::string("a b"), std::string(129, 'a'), std::string("é")}) {
-    auto r = ParseDatasetLocator(bad, nullptr);
+    auto r = ParseDatasetLocator(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
     EXPECT_EQ(r.status().message().rfind("\"" + bad + "\" is not a dataset name (", 0), 0u) << r.status().ToString();
   }
-  auto empty = ParseDatasetLocator("", nullptr);
+  auto empty = ParseDatasetLocator("");
   EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(empty.status().message(), "a dataset name or reference is required");
 }
 
 TEST_F(LocatorTest, BadReferences) {
-  auto missing = ParseDatasetLocator("@/nonexistent/ref.json", nullptr);
-  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
-  auto no_file = ParseDatasetLocator("@", nullptr);
-  EXPECT_EQ(no_file.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(no_file.status().message(), "@ must be followed by a file name");
-
-  auto not_json = ParseDatasetLocator("{\"key\":", nullptr);
+  auto not_json = ParseDatasetLocator("{\"key\":");
   EXPECT_EQ(not_json.status().code(), StatusCode::kParseError) << not_json.status().ToString();
   EXPECT_EQ(not_json.status().path(), "<reference>");
-  auto no_key = ParseDatasetLocator(R"({"key":"k"})", nullptr);
+  auto no_key = ParseDatasetLocator(R"({"key":"k"})");
   EXPECT_EQ(no_key.status().code(), StatusCode::kInvalidFormat) << no_key.status().ToString();
   EXPECT_EQ(no_key.status().path().rfind("<reference>: $", 0), 0u) << no_key.status().ToString();
 
   // A reference to another kind of object is not a dataset root.
   cases::ObjectRef batch = ref_;
   batch.schema = cases::StorageFormat::kCaseBatch;
-  auto wrong = ParseDatasetLocator(*json::ToCanonical(batch.ToJson()), nullptr);
+  auto wrong = ParseDatasetLocator(*json::ToCanonical(batch.ToJson()));
   EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(wrong.status().ToString(),
             "invalid_argument: <reference>: the reference names a vigilo/case-batch/v1 object, not a "
             "vigilo/dataset-manifest/v1 root");
 
-  std::string huge(64 * 1024 + 1, ' ');
-  StringByteSource big(huge);
-  auto too_big = ParseDatasetLocator("-", &big);
+  auto too_big = ParseRootReference(std::string(64 * 1024 + 1, ' '), "big.json", control::Namespace::kDatasets);
   EXPECT_EQ(too_big.status().code(), StatusCode::kLimitExceeded) << too_big.status().ToString();
+  EXPECT_EQ(too_big.status().path(), "big.json");
 }
 
 // --- names through the control store ----------------------------------------------
@@ -204,7 +176,7 @@ TEST_F(LocatorTest, ANameResolvesToItsPublishedRootAndTheAttemptsStore) {
   auto published = (*control)->PublishRoot(*lease, ref_text_);
   ASSERT_TRUE(published.ok()) << published.status().ToString();
 
-  auto resolved = ResolveDataset(*ParseDatasetLocator("geo", nullptr), control->get());
+  auto resolved = ResolveDataset(*ParseDatasetLocator("geo"), control->get());
   ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
   EXPECT_EQ(resolved->root, ref_);
   EXPECT_EQ(resolved->ledger_store_id, "local:/srv/vigilo");
@@ -212,7 +184,7 @@ TEST_F(LocatorTest, ANameResolvesToItsPublishedRootAndTheAttemptsStore) {
   EXPECT_EQ(resolved->record->version, 1u);
   EXPECT_EQ(resolved->record->attempt, lease->attempt);
 
-  auto unknown = ResolveDataset(*ParseDatasetLocator("nope", nullptr), control->get());
+  auto unknown = ResolveDataset(*ParseDatasetLocator("nope"), control->get());
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(unknown.status().message(), "no dataset is published under nope");
   std::filesystem::remove_all(dir);

@@ -412,28 +412,27 @@ TEST_F(RunReadTest, AChunkIndexOutsideTheRunIsAnInvalidArgument) {
 TEST_F(RunReadTest, RunLocatorsTakeRunPlanReferencesOnly) {
   cases::ObjectRef root = Build();
   std::string text = *json::ToCanonical(root.ToJson());
-  auto located = ParseRootLocator(text, nullptr, control::Namespace::kRuns);
+  auto located = ParseRootLocator(text, control::Namespace::kRuns);
   ASSERT_TRUE(located.ok()) << located.status().ToString();
   EXPECT_EQ(located->ref, root);
   auto resolved = ResolveRoot(*located, nullptr, control::Namespace::kRuns);
   ASSERT_TRUE(resolved.ok());
   EXPECT_EQ(resolved->root, root);
 
-  auto dataset_ref = ParseRootLocator(*json::ToCanonical(dataset_.manifest_ref.ToJson()), nullptr,
-                                      control::Namespace::kRuns);
+  auto dataset_ref = ParseRootLocator(*json::ToCanonical(dataset_.manifest_ref.ToJson()), control::Namespace::kRuns);
   EXPECT_EQ(dataset_ref.status().ToString(),
             "invalid_argument: <reference>: the reference names a vigilo/dataset-manifest/v1 object, not a "
             "vigilo/run-plan-manifest/v1 root");
-  auto run_as_dataset = ParseDatasetLocator(text, nullptr);
+  auto run_as_dataset = ParseDatasetLocator(text);
   EXPECT_EQ(run_as_dataset.status().ToString(),
             "invalid_argument: <reference>: the reference names a vigilo/run-plan-manifest/v1 object, not a "
             "vigilo/dataset-manifest/v1 root");
-  auto bad_name = ParseRootLocator("a b", nullptr, control::Namespace::kRuns);
+  auto bad_name = ParseRootLocator("a b", control::Namespace::kRuns);
   EXPECT_EQ(bad_name.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad_name.status().message().rfind("\"a b\" is not a run name (", 0), 0u) << bad_name.status().ToString();
-  EXPECT_EQ(ParseRootLocator("", nullptr, control::Namespace::kRuns).status().message(),
+  EXPECT_EQ(ParseRootLocator("", control::Namespace::kRuns).status().message(),
             "a run name or reference is required");
-  auto no_control = ResolveRoot(*ParseRootLocator("nightly", nullptr, control::Namespace::kRuns), nullptr,
+  auto no_control = ResolveRoot(*ParseRootLocator("nightly", control::Namespace::kRuns), nullptr,
                                 control::Namespace::kRuns);
   EXPECT_EQ(no_control.status().message(), "a run name needs the control store");
 }

@@ -17,19 +17,13 @@
 #include "vigilo/cases/dataset.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/cases/object_ref.h"
-#include "vigilo/common/byte_source.h"
 #include "vigilo/common/result.h"
 #include "vigilo/control/control_store.h"
 
 namespace vigilo::engine {
 
-// What a user typed for NAME|REF, for a dataset or a run (the namespace
-// says which): a REF is `@FILE`, `-` (stdin) or inline JSON starting with
-// `{` (an ObjectRef of the namespace's root object — a dataset manifest or
-// a run-plan manifest — as `dataset ingest` prints it; at most 64 KiB, one
-// trailing newline allowed); text holding a '/' is a file too (no name can
-// hold one: the older spelling `dataset verify ROOT_REF_FILE` keeps
-// working); anything else is a root name (control::ValidateRootName).
+// A published dataset or run, named (a root name in the control store) or
+// given by its root reference.
 struct RootLocator {
   std::optional<cases::ObjectRef> ref;  // set for a REF
   std::string name;                     // set for a name
@@ -40,15 +34,20 @@ using DatasetLocator = RootLocator;
 // (kDatasets: vigilo/dataset-manifest/v1, kRuns: vigilo/run-plan-manifest/v1).
 cases::StorageFormat RootFormat(control::Namespace ns);
 
-// `stdin_source` is read for "-" (tests pass a StringByteSource; the CLI
-// FileByteSource::Stdin()). InvalidArgument for an invalid name or a
-// reference to something other than the namespace's root object, ParseError
-// or InvalidFormat for a malformed reference (the path names where it came
-// from: the file, "<stdin>" or "<reference>"), LimitExceeded over 64 KiB,
-// NotFound for a missing @FILE. Messages say "dataset" or "run".
-Result<RootLocator> ParseRootLocator(std::string_view text, ByteSource* stdin_source, control::Namespace ns);
+// A reference's JSON text, as `dataset ingest` and `run plan` print it (an
+// ObjectRef of the namespace's root object; at most 64 KiB, one trailing
+// LF allowed): ParseError or InvalidFormat for a malformed reference (the
+// path names `origin`, then the field), InvalidArgument for a reference to
+// another kind of object, LimitExceeded over 64 KiB. Where the text comes
+// from (a file, standard input) is the caller's business: the CLI's
+// `@FILE` and `-` (docs/format/case-storage-runs.md, "NAME|REF").
+Result<cases::ObjectRef> ParseRootReference(std::string_view text, const std::string& origin, control::Namespace ns);
+
+// A name (control::ValidateRootName) or a reference's JSON text (starting
+// with `{`; origin "<reference>"). Messages say "dataset" or "run".
+Result<RootLocator> ParseRootLocator(std::string_view text, control::Namespace ns);
 // ParseRootLocator for the datasets namespace.
-Result<DatasetLocator> ParseDatasetLocator(std::string_view text, ByteSource* stdin_source);
+Result<DatasetLocator> ParseDatasetLocator(std::string_view text);
 
 // A located root.
 struct ResolvedRoot {
