@@ -63,28 +63,8 @@ Status Plan(const PlanArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
                           OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));
   const engine::WriteTarget& target = opened->target;
-  VIGILO_ASSIGN_OR_RETURN(engine::ResolvedDataset dataset, engine::ResolveDataset(locator, target.control));
-
-  // The dataset's objects: from the store its publishing attempt wrote to
-  // when that is another store, else through the plan's store (and any
-  // configured alias a reference names).
-  std::unique_ptr<store::ObjectStore> dataset_store;
-  engine::Context& context = *opened->context;
-  if (!dataset.ledger_store_id.empty() && dataset.ledger_store_id != target.ledger_store_id) {
-    VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
-                            context.OpenStore(control::StoreSpecForLedgerId(dataset.ledger_store_id), store::OpenOptions{}));
-    dataset_store = std::move(other.store);
-  }
-  store::ObjectStore* plan_store = target.store;
-  const std::string& plan_alias = target.alias;
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<store::StoreSet> stores,
-                          context.OpenStoreSet(store::ResolvedStore{plan_alias, nullptr, opened->session->resolved.display}));
-  cases::ObjectBytesFetch dataset_fetch = cases::StoreBytesFetch(
-      [&](std::string_view alias) -> Result<store::ObjectStore*> {
-        if (dataset_store) return dataset_store.get();
-        if (alias == plan_alias) return plan_store;
-        return stores->ForAlias(alias);
-      });
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::PlanDataset> dataset,
+                          engine::OpenPlanDataset(*opened->context, *opened->session, locator));
 
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
@@ -98,7 +78,7 @@ Status Plan(const PlanArgs& a) {
   options.progress = [&bar](const engine::PlanProgress& p) {
     bar.Update(p.phase == "planning" ? "planning cases" : p.phase, p.cases, p.total_cases);
   };
-  Result<engine::PlanRunResult> done = engine::PlanRun(dataset.root, dataset_fetch, *profile, options, target);
+  Result<engine::PlanRunResult> done = engine::PlanRun(dataset->resolved.root, dataset->fetch, *profile, options, target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
   const engine::PlanRunResult& r = *done;

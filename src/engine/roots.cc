@@ -63,6 +63,30 @@ Result<std::unique_ptr<WriteSession>> OpenWriteSession(Context& context, std::st
   return session;
 }
 
+Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const WriteSession& session,
+                                                     const RootLocator& locator) {
+  auto dataset = std::make_unique<PlanDataset>();
+  const WriteTarget& target = session.target;
+  VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveDataset(locator, target.control));
+  const std::string& ledger_id = dataset->resolved.ledger_store_id;
+  if (!ledger_id.empty() && ledger_id != target.ledger_store_id) {
+    VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
+                            context.OpenStore(control::StoreSpecForLedgerId(ledger_id), store::OpenOptions{}));
+    dataset->other_store = std::move(other.store);
+  }
+  VIGILO_ASSIGN_OR_RETURN(dataset->stores,
+                          context.OpenStoreSet(store::ResolvedStore{target.alias, nullptr, session.resolved.display}));
+  PlanDataset* d = dataset.get();
+  store::ObjectStore* plan_store = target.store;
+  const std::string plan_alias = target.alias;
+  dataset->fetch = cases::StoreBytesFetch([d, plan_store, plan_alias](std::string_view alias) -> Result<store::ObjectStore*> {
+    if (d->other_store) return d->other_store.get();
+    if (alias == plan_alias) return plan_store;
+    return d->stores->ForAlias(alias);
+  });
+  return dataset;
+}
+
 Result<std::vector<control::RootRecord>> ListPublishedRoots(Context& context, control::Namespace ns) {
   auto existing = context.ExistingControl();
   if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) return std::vector<control::RootRecord>{};

@@ -43,6 +43,20 @@ struct WriteSession {
 Result<std::unique_ptr<WriteSession>> OpenWriteSession(Context& context, std::string_view store_spec,
                                                        bool create_root);
 
+// The dataset a run plan reads, for a plan written through `session`: its
+// root (a NAME looked up in the session's control state, or a REF) and a
+// fetch of its objects — from the store its publishing attempt wrote to
+// when that is another store than the plan's, else through the plan's store
+// and any alias a reference names. Heap-allocated: the fetch points into it.
+struct PlanDataset {
+  ResolvedRoot resolved;
+  std::unique_ptr<store::ObjectStore> other_store;  // set when the dataset lives in another store
+  std::unique_ptr<store::StoreSet> stores;
+  cases::ObjectBytesFetch fetch;
+};
+Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const WriteSession& session,
+                                                     const RootLocator& locator);
+
 // Every published name of `ns` with its current version; empty when there
 // is no control state yet (listing never creates one).
 Result<std::vector<control::RootRecord>> ListPublishedRoots(Context& context, control::Namespace ns);
