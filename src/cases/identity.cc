@@ -86,11 +86,31 @@ Result<DatasetIdentityBuilder> DatasetIdentityBuilder::Start(const json::Object&
   return DatasetIdentityBuilder(fields, cases_present);
 }
 
+namespace {
+
+// Most evaluation sets carry ids of their own ("evalset-00000"); the seed
+// requires a UUID. Say how to keep theirs (issue 34).
+Status WithIdHint(Status s, const std::string& case_path) {
+  const bool uuid_error = s.message().starts_with("UUID ") || s.message().starts_with("the nil UUID");
+  if (s.code() != StatusCode::kInvalidFormat || s.path() != case_path + ".id" || !uuid_error) {
+    return s;
+  }
+  return Status(s.code(), std::string(s.message()) +
+                              "; a case id is a lowercase UUID (8-4-4-4-12): to keep ids of your own, put them under "
+                              "metadata (e.g. metadata.key) in JSON Lines and ingest with `derive_ids` metadata.key, "
+                              "which derives each UUID from them")
+      .WithPath(std::string(s.path()));
+}
+
+}  // namespace
+
 Result<CaseHash> DatasetIdentityBuilder::AddCase(const json::Value& source) {
   if (finished_) return InvalidArgument("AddCase after Finish");
   if (!cases_present_) return InvalidArgument("the dataset has no \"cases\" field, so it cannot have cases");
   std::string path = "$.cases[" + std::to_string(count_) + "]";
-  VIGILO_ASSIGN_OR_RETURN(TypedCase typed, ValidateCase(source, path));
+  Result<TypedCase> validated = ValidateCase(source, path);
+  if (!validated.ok()) return WithIdHint(validated.status(), path);
+  TypedCase typed = std::move(validated).value();
   CaseHash hash = NormalizedCaseHash(typed);
   std::string bytes;
   VIGILO_RETURN_IF_ERROR(AppendCanonicalCase(source, count_, &bytes));

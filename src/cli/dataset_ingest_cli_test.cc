@@ -78,6 +78,18 @@ TEST_F(IngestCliTest, StandardInputAndJsonLinesWithDerivedIds) {
   EXPECT_EQ(no_id.err, "vigilo: invalid_argument: --dataset-id is required for JSON Lines input\n");
 }
 
+// Issue 34: ids of the user's own ("evalset-00000", the common case) are
+// refused with the way to keep them, not only the UUID rule.
+TEST_F(IngestCliTest, AnIdThatIsNoUuidPointsToDerivedIds) {
+  Write("own-ids.jsonl", "{\"id\":\"evalset-00000\",\"input\":{\"prompt\":\"a\"}}\n");
+  CliRun own = Vigilo("dataset ingest own-ids.jsonl --store ./store --dataset-id own -q");
+  EXPECT_EQ(own.exit_code, 4) << own.err;
+  EXPECT_EQ(own.err,
+            "vigilo: invalid_format: $.cases[0].id: UUID must be 36 characters, got 13; a case id is a lowercase "
+            "UUID (8-4-4-4-12): to keep ids of your own, put them under metadata (e.g. metadata.key) in JSON Lines "
+            "and ingest with --derive-ids metadata.key, which derives each UUID from them\n");
+}
+
 TEST_F(IngestCliTest, BadFlagsAreRefusedBeforeAnythingIsRead) {
   Write("in.json", Dataset(2));
   CliRun r = Vigilo("dataset ingest in.json --store ./store --max-bytes 100");

@@ -61,4 +61,45 @@ TEST_F(RunPlanCliTest, PlanVerifyAndReadEveryChunk) {
   EXPECT_NE(bad.err.find("--profile"), std::string::npos) << bad.err;
 }
 
+// Issue 34: a plan in another directory than its dataset would verify at
+// publication and be unreadable afterwards (both directories record the
+// alias "local"), so it is refused up front, naming both and the fix; with
+// the stores configured under aliases the plan lives elsewhere and reads.
+TEST_F(RunPlanCliTest, APlanInAnotherStoreThanItsDatasetIsReadableOrRefused) {
+  const std::string source = VIGILO_SOURCE_DIR;
+  const std::string profile = " --profile " + source + "/examples/profiles/geography-qa.json";
+  CliRun ingest = Vigilo("dataset ingest " + source + "/examples/demo/dataset.json --store ./one -q");
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  std::filesystem::create_directories(dir_ / "two");
+  CliRun refused = Vigilo("run plan --dataset geography-qa" + profile + " --store ./two -q");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_EQ(refused.err,
+            "vigilo: invalid_argument: --store: the dataset 'geography-qa' is stored in the directory " +
+                std::filesystem::weakly_canonical(dir_ / "one").string() +
+                ", not in ./two; its references record only the alias \"local\", which a reader of the plan "
+                "resolves to the plan's own directory, so a plan there could not be read: plan into " +
+                std::filesystem::weakly_canonical(dir_ / "one").string() +
+                ", or configure both stores under aliases (docs/format/stores.md)\n");
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "two"));
+  EXPECT_EQ(Vigilo("run list --json").out, "");
+
+  // Configured aliases name their stores: the plan goes to "plans" and
+  // every reader finds the dataset in "data".
+  const std::string guarantees = R"(,"writable":true,"guarantees":{"conditional_create":true,"read_after_create":true}})";
+  Write("stores.json", R"({"version":1,"stores":{"data":{"url":"file://)" + Path("data") + "\"" + guarantees +
+                           R"(,"plans":{"url":"file://)" + Path("plans") + "\"" + guarantees + "}}");
+  const std::string stores = " --stores " + Path("stores.json");
+  std::filesystem::create_directories(dir_ / "data");
+  std::filesystem::create_directories(dir_ / "plans");
+  CliRun data = Vigilo("dataset ingest " + source + "/examples/demo/dataset.json --name geo --store data -q" + stores);
+  ASSERT_EQ(data.exit_code, 0) << data.err;
+  CliRun plan = Vigilo("run plan --dataset geo" + profile + " --name geo-run --store plans -q" + stores);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  CliRun verify = Vigilo("run verify geo-run --cases --json" + stores);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  CliRun chunk = Vigilo("run chunk geo-run --index 0 -q" + stores);
+  EXPECT_EQ(chunk.exit_code, 0) << chunk.err;
+  EXPECT_EQ(Lines(chunk.out), 1u);
+}
+
 }  // namespace

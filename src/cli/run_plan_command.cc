@@ -63,8 +63,10 @@ Status Plan(const PlanArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
                           OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));
   const engine::WriteTarget& target = opened->target;
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::PlanDataset> dataset,
-                          engine::OpenPlanDataset(*opened->context, *opened->session, locator));
+  Result<std::unique_ptr<engine::PlanDataset>> opened_dataset =
+      engine::OpenPlanDataset(*opened->context, *opened->session, locator);
+  if (!opened_dataset.ok()) return UnderFlag(opened_dataset.status());
+  std::unique_ptr<engine::PlanDataset> dataset = std::move(opened_dataset).value();
 
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);

@@ -70,6 +70,19 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
   VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveDataset(locator, target.control));
   const std::string& ledger_id = dataset->resolved.ledger_store_id;
   if (!ledger_id.empty() && ledger_id != target.ledger_store_id) {
+    // A dataset in a directory is referenced by the alias "local", which a
+    // reader of the plan resolves to the plan's own store: a plan elsewhere
+    // would verify here and be unreadable later (issue 34). Refused before
+    // anything is written; configured aliases name their store and work.
+    if (dataset->resolved.root.storage_alias == store::kDefaultLocalAlias) {
+      const std::string dataset_dir = control::StoreSpecForLedgerId(ledger_id);
+      return InvalidArgument("the dataset '" + locator.name + "' is stored in the directory " + dataset_dir +
+                             ", not in " + session.resolved.display +
+                             "; its references record only the alias \"local\", which a reader of the plan "
+                             "resolves to the plan's own directory, so a plan there could not be read: plan into " +
+                             dataset_dir + ", or configure both stores under aliases (docs/format/stores.md)")
+          .WithPath("store");
+    }
     VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
                             context.OpenStore(control::StoreSpecForLedgerId(ledger_id), store::OpenOptions{}));
     dataset->other_store = std::move(other.store);
