@@ -21,11 +21,18 @@ Result<PublicationLocation> LocateUrl(Context& context, const std::string& url) 
   // The store's base is the manifest's "directory": everything up to the
   // last '/'. A URL ending in '/' names the publication's base, whose
   // manifest is manifest.json. Nothing is listed or probed.
-  const size_t slash = url.rfind('/');
+  // A last segment that names no .json file is the publication's directory
+  // (decision, issue 34: `http://host/pub` is `http://host/pub/`, instead of
+  // a GET of /pub that a server answers with a redirect to /pub/).
+  std::string directory = url;
+  const size_t last = url.rfind('/');
+  const std::string_view name = std::string_view(url).substr(last + 1);
+  if (!name.empty() && !name.ends_with(".json")) directory += '/';
+  const size_t slash = directory.rfind('/');
   PublicationLocation out;
-  out.manifest_key = url.substr(slash + 1);
+  out.manifest_key = directory.substr(slash + 1);
   if (out.manifest_key.empty()) out.manifest_key = "manifest.json";
-  out.cache_base = url.substr(0, slash + 1);
+  out.cache_base = directory.substr(0, slash + 1);
   VIGILO_ASSIGN_OR_RETURN(out.store, store::OpenHttpStore({.base_url = out.cache_base,
                                                            .governor = &context.publication_governor(),
                                                            .cancel = nullptr}));

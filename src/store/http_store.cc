@@ -160,7 +160,10 @@ Status FromCurlCode(CURLcode code, std::string_view key) {
       status = IntegrityError("the body ended before its Content-Length");
       break;
     case CURLE_UNSUPPORTED_PROTOCOL:
-      status = InvalidArgument("only http and https are allowed");
+      // The base URL's scheme was checked when the store was opened, so at
+      // transfer time this is the answer: a status line that is not
+      // HTTP/1.x (libcurl reads it as HTTP/0.9, which is refused).
+      status = IoError("malformed HTTP status line (" + std::string(curl_easy_strerror(code)) + ")");
       break;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CONNECT_ERROR:

@@ -157,6 +157,20 @@ TEST_F(HttpStoreTest, TotalOtherThanExpectedSizeIsIntegrityError) {
   EXPECT_EQ(got.status().message(), "object is 17 bytes, expected 16");
 }
 
+// Issue 34: an answer that is not HTTP at all is io_error "malformed HTTP
+// status line" (docs/format/http-reading.md), not a complaint about the
+// URL's scheme.
+TEST_F(HttpStoreTest, AStatusLineThatIsNotHttpIsAMalformedAnswer) {
+  ScriptedResponse garbage;
+  garbage.head = "SSH-2.0-OpenSSH_9.2\r\n\r\n";
+  FakeHttpServer server({garbage});
+  auto store = Open(server.base_url());
+  auto got = GetRange(*store, "p/a.parquet", 0, 10);
+  EXPECT_EQ(got.status().code(), StatusCode::kIoError) << got.status().ToString();
+  EXPECT_EQ(got.status().message().rfind("malformed HTTP status line (", 0), 0u) << got.status().ToString();
+  EXPECT_EQ(got.status().path(), "p/a.parquet");
+}
+
 TEST_F(HttpStoreTest, TruncatedBodyIsIntegrityError) {
   ScriptedResponse truncated = Partial(0, 9, 16, "0123456789");
   truncated.body_bytes_before_stall = 4;  // then the connection closes

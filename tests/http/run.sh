@@ -128,6 +128,11 @@ fi
 "$vigilo" index query "http://127.0.0.1:$port/pub/" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 >"$tmp/base.out" 2>&1
 "$vigilo" index query "$local_manifest" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 >"$tmp/local.out" 2>&1
 cmp -s "$tmp/base.out" "$tmp/local.out" && pass "base URL reads manifest.json" || fail "base URL: $(head -c 300 "$tmp/base.out")"
+# Without its trailing '/' it is the same directory (issue 34: no GET of /pub
+# that nginx would answer with a redirect to /pub/).
+"$vigilo" index query "http://127.0.0.1:$port/pub" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 >"$tmp/noslash.out" 2>&1
+cmp -s "$tmp/noslash.out" "$tmp/local.out" && pass "base URL without its '/' reads manifest.json" ||
+  fail "base URL without '/': $(head -c 300 "$tmp/noslash.out")"
 
 # A missing publication: not_found naming the key, never the URL.
 "$vigilo" index query "http://127.0.0.1:$port/none/manifest.json" --vector '[0,0,0,0,0,0,0,0]' >"$tmp/missing.out" 2>&1
