@@ -34,7 +34,7 @@ namespace {
 constexpr std::string_view kFlagSettings[] = {
     "base",   "base_format", "base_vector_field", "columns", "derive_ids", "embed_model", "iterations",
     "k",      "key",         "metric",            "nlist",   "out",        "roots",       "sample",
-    "skip_unembeddable",     "source",            "source_row_group_rows", "store",       "text_field",
+    "shard", "skip_unembeddable",     "source",            "source_row_group_rows", "store",       "text_field",
     "threads", "vector_field"};
 
 }  // namespace

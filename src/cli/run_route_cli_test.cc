@@ -112,6 +112,13 @@ TEST_F(RunRouteCliTest, RefusalsExitWithTheirCodes) {
   EXPECT_EQ(shard.exit_code, 2) << shard.err;
   EXPECT_EQ(shard.err, "vigilo: invalid_argument: a run shard is 0..127; got 128\n");
 
+  // Issue 34: a shard the plan does not list is refused, naming those it does.
+  CliRun absent = Vigilo(std::string("run move ") + kRun + " --shard 127 --to pool");
+  EXPECT_EQ(absent.exit_code, 2) << absent.err;
+  EXPECT_EQ(absent.err, std::string("vigilo: invalid_argument: --shard: run '") + kRun +
+                            "' has no shard 127: its plan lists shards 0, 1 (shards without planned work are not "
+                            "listed)\n");
+
   CliRun url = Vigilo(std::string("run move ") + kRun + " --shard 0 --to https://user:secret@host/pool");
   EXPECT_EQ(url.exit_code, 2) << url.err;
   EXPECT_EQ(url.err.find("secret"), std::string::npos) << "a refused route is never echoed: " << url.err;

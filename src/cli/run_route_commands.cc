@@ -9,8 +9,10 @@
 
 #include "commands.h"
 #include "context.h"
+#include "published_roots.h"
 #include "output.h"
 #include "vigilo/control/control_store.h"
+#include "vigilo/engine/run_routes.h"
 
 namespace vigilo::cli {
 namespace {
@@ -60,11 +62,13 @@ Status Routes(const RouteArgs& args) {
 
 Status Move(const RouteArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
-  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, OpenControlForRun(*context, args.run));
+  VIGILO_RETURN_IF_ERROR(OpenControlForRun(*context, args.run).status());
   std::optional<uint64_t> expected;
   if (args.epoch_given) expected = args.epoch;
   // A stale --epoch is `fenced` (exit 11): another move came first.
-  VIGILO_ASSIGN_OR_RETURN(control::ShardRoute moved, control->MoveShard(args.run, args.shard, args.route, expected));
+  Result<control::ShardRoute> result = engine::MoveRunShard(*context, args.run, args.shard, args.route, expected);
+  if (!result.ok()) return UnderFlag(result.status());
+  const control::ShardRoute& moved = *result;
   Record r;
   r.Add("name", json::Value(args.run));
   r.Add("run_shard", json::Value::Uint(static_cast<uint64_t>(moved.run_shard)));
