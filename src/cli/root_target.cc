@@ -6,9 +6,9 @@
 namespace vigilo::cli {
 namespace {
 
-// Enough to tell a reference over 64 KiB from one with a trailing LF; the
-// engine enforces the limit itself.
-constexpr size_t kMaxRefTextBytes = 64 * 1024 + 1;
+// Enough to tell a reference over the limit from one with a trailing LF;
+// the engine enforces the limit itself.
+constexpr size_t kMaxRefTextBytes = engine::kMaxRootReferenceBytes + 1;
 
 Result<std::string> ReadRefText(ByteSource& source, const std::string& origin, control::Namespace ns) {
   std::string text;

@@ -16,7 +16,6 @@
 namespace vigilo::engine {
 namespace {
 
-constexpr size_t kMaxRefBytes = 64 * 1024;
 
 // "dataset" or "run": how messages name what a namespace publishes.
 std::string Noun(control::Namespace ns) { return ns == control::Namespace::kRuns ? "run" : "dataset"; }
@@ -164,7 +163,7 @@ Result<RootLocator> ParseRootLocator(std::string_view text, control::Namespace n
 
 Result<cases::ObjectRef> ParseRootReference(std::string_view text, const std::string& origin, control::Namespace ns) {
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-  if (text.size() > kMaxRefBytes) return RefTooLarge(ns).WithPath(origin);
+  if (text.size() > kMaxRootReferenceBytes) return RefTooLarge(ns).WithPath(origin);
   return ParseRef(text, origin, ns);
 }
 

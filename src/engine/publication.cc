@@ -19,11 +19,10 @@ namespace {
 
 Result<PublicationLocation> LocateUrl(Context& context, const std::string& url) {
   // The store's base is the manifest's "directory": everything up to the
-  // last '/'. A URL ending in '/' names the publication's base, whose
-  // manifest is manifest.json. Nothing is listed or probed.
-  // A last segment that names no .json file is the publication's directory
-  // (decision, issue 34: `http://host/pub` is `http://host/pub/`, instead of
-  // a GET of /pub that a server answers with a redirect to /pub/).
+  // last '/'. A last segment that names no .json file is the publication's
+  // directory, whose manifest is manifest.json (decision, issue 34:
+  // `http://host/pub` is `http://host/pub/`, instead of a GET of /pub that a
+  // server answers with a redirect to /pub/). Nothing is listed or probed.
   std::string directory = url;
   const size_t last = url.rfind('/');
   const std::string_view name = std::string_view(url).substr(last + 1);
@@ -77,7 +76,10 @@ Result<PublicationLocation> LocateAliasKey(Context& context, const Locator& loca
                           context.OpenStore(locator.alias, store::OpenOptions{.governor = &context.publication_governor()}));
   PublicationLocation out;
   Result<std::unique_ptr<store::ObjectStore>> prefixed = store::MakePrefixedStore(std::move(resolved.store), prefix);
-  if (!prefixed.ok()) return Status(prefixed.status().code(), std::string(prefixed.status().message())).WithPath(locator.alias + ":" + locator.key);
+  if (!prefixed.ok()) {
+    return Status(prefixed.status().code(), std::string(prefixed.status().message()))
+        .WithPath(locator.alias + ":" + locator.key);
+  }
   out.store = std::move(prefixed).value();
   out.manifest_key = name;
   out.display = locator.alias + ":" + (prefix.empty() ? name : prefix + "/" + name);
@@ -208,26 +210,27 @@ Result<ivf::PublicationShape> Publication::Inspect() { return ivf::InspectPublic
 namespace {
 
 // The payload columns a search returns: the requested ones, or for a
-// generated key the first payload column that is not a list.
+// generated key the first payload column that is not a list. Decided from
+// the manifest alone, so every refusal comes before any query runs.
 Result<std::vector<std::string>> PayloadColumns(const ivf::Manifest& m, const std::vector<std::string>& requested) {
-  if (requested.empty()) {
-    std::vector<std::string> columns;
-    if (m.source && m.source->key == ivf::kGeneratedKeyName) {
-      for (const ivf::Field& f : m.source->columns) {
-        if (f.name == m.source->key || f.type.kind == ivf::ColumnType::Kind::kFloatList) continue;
-        columns.push_back(f.name);
-        break;
-      }
-    }
-    return columns;
-  }
   const std::string& key = m.index.source_key[0].name;
+  std::vector<std::string> columns = requested;
+  if (requested.empty() && m.source && m.source->key == ivf::kGeneratedKeyName) {
+    for (const ivf::Field& f : m.source->columns) {
+      if (f.name == m.source->key || f.type.kind == ivf::ColumnType::Kind::kFloatList) continue;
+      columns.push_back(f.name);
+      break;
+    }
+  }
   for (const std::string& c : requested) {
     if (c == key || c == "_distance" || c == "query" || c == "rank") {
       return InvalidArgument("'" + c + "' is printed already").WithPath("columns");
     }
   }
-  return requested;
+  if (!columns.empty() && m.source && m.source->key != key) {
+    return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
+  }
+  return columns;
 }
 
 }  // namespace
@@ -261,9 +264,6 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   options.screen = request.screen;
   VIGILO_ASSIGN_OR_RETURN(out.result, ivf::RunQuery(*reader, objects, std::move(queries), options, &out.query));
   if (out.payload_columns.empty()) return out;
-  if (m.source && m.source->key != m.index.source_key[0].name) {
-    return Unimplemented("payload lookup by source key '" + m.source->key + "', which is not the first index key");
-  }
   VIGILO_ASSIGN_OR_RETURN(out.payload, ivf::LookupSource(*reader, objects, out.result.keys.integers,
                                                          out.payload_columns, &out.lookup));
   return out;

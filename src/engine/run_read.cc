@@ -230,6 +230,12 @@ class ProjectionChecker {
 
 }  // namespace
 
+Result<cases::RunPlanManifest> ReadRunPlan(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                           const cases::ObjectBytesFetch& fetch) {
+  Fetcher fetcher(fetch);
+  return LoadPlan(root, budget, fetcher);
+}
+
 Result<RunOverview> ShowRun(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
                             const cases::ObjectBytesFetch& fetch) {
   Fetcher fetcher(fetch);

@@ -5,6 +5,7 @@
 #include "vigilo/cases/budget.h"
 #include "vigilo/cases/run_plan.h"
 #include "vigilo/engine/roots.h"
+#include "vigilo/engine/run_read.h"
 
 namespace vigilo::engine {
 namespace {
@@ -17,10 +18,8 @@ Result<std::optional<std::vector<int32_t>>> PlannedShards(Context& context, cont
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened,
                           OpenPublishedRoot(context, RootLocator{.ref = std::nullopt, .name = run}, "",
                                             control::Namespace::kRuns));
-  const cases::BudgetConfig budget = cases::BudgetConfig::Defaults();
-  VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object,
-                          cases::FetchVerified(opened.fetch, opened.resolved.root, budget.root_manifest_max_bytes));
-  VIGILO_ASSIGN_OR_RETURN(cases::RunPlanManifest plan, cases::RunPlanManifest::Decode(object));
+  VIGILO_ASSIGN_OR_RETURN(cases::RunPlanManifest plan,
+                          ReadRunPlan(opened.resolved.root, cases::BudgetConfig::Defaults(), opened.fetch));
   std::vector<int32_t> shards;
   for (const cases::RunPlanShard& s : plan.shards) shards.push_back(s.run_shard);
   return std::optional<std::vector<int32_t>>(std::move(shards));

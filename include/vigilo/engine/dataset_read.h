@@ -34,6 +34,9 @@ using DatasetLocator = RootLocator;
 // (kDatasets: vigilo/dataset-manifest/v1, kRuns: vigilo/run-plan-manifest/v1).
 cases::StorageFormat RootFormat(control::Namespace ns);
 
+// The longest root reference text (one trailing LF aside).
+inline constexpr size_t kMaxRootReferenceBytes = 64 * 1024;
+
 // A reference's JSON text, as `dataset ingest` and `run plan` print it (an
 // ObjectRef of the namespace's root object; at most 64 KiB, one trailing
 // LF allowed): ParseError or InvalidFormat for a malformed reference (the

@@ -36,6 +36,11 @@ struct RunOverview {
 Result<RunOverview> ShowRun(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
                             const cases::ObjectBytesFetch& fetch);
 
+// The run-plan root alone, verified and decoded within the run budgets (what
+// every run reader starts with; `run move` reads its shard list).
+Result<cases::RunPlanManifest> ReadRunPlan(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                           const cases::ObjectBytesFetch& fetch);
+
 // `run verify` (activation, seed 004): the root, the configuration and its
 // agreement with the root and with the dataset manifest, every run-chunk
 // page through the index in chunk order (cases::RunPlanChunkChecker: exact
