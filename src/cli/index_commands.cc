@@ -1,7 +1,8 @@
-// `vigilo index build …` (ivf::BuildPublication), `index inspect` and
-// `index query`. Objects are read through the publication's store (a local
-// directory or an http(s) URL, index_io.h); `index verify` and its older
-// spelling `index validate` are in index_verify.cc. Output follows docs/cli.md.
+// `vigilo index build …` (engine::BuildPublicationAt), `index inspect` and
+// `index query` (engine::Publication): flags in, records out. Publications
+// are named by any engine locator (a directory, an http(s) URL, ALIAS:KEY);
+// `index verify` and its older spelling `index validate` are in
+// index_verify.cc. Output follows docs/cli.md.
 #include <sched.h>
 
 #include <cstdio>
