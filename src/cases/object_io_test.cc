@@ -68,14 +68,14 @@ TEST(StoreSinkTest, AStoreThatLosesTheObjectAfterCreatingItIsAnError) {
     Result<store::Bytes> Get(std::string_view key, const store::GetOptions&) override {
       return NotFound("no such object").WithPath(std::string(key));
     }
-    Result<store::ObjectInfo> Head(std::string_view key) override { return inner.Head(key); }
-    Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+    Result<store::ObjectInfo> Head(std::string_view key, const store::AttemptContext* = nullptr) override { return inner.Head(key); }
+    Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const store::AttemptContext* = nullptr) override {
       return inner.CreateIfAbsent(key, bytes);
     }
-    Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+    Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key, const store::AttemptContext* = nullptr) override {
       return inner.BeginCreate(key);
     }
-    Status Delete(std::string_view key) override { return inner.Delete(key); }
+    Status Delete(std::string_view key, const store::AttemptContext* = nullptr) override { return inner.Delete(key); }
     MemoryStore inner;
   } forgetful;
   auto ref = StoreSink(forgetful, "local")(std::string(kKey), StorageFormat::kDatasetSourceFields, std::string(kBytes));

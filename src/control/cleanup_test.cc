@@ -36,14 +36,14 @@ class HookedStore final : public store::ObjectStore {
   Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
     return inner_.Get(key, options);
   }
-  Result<store::ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<store::ObjectInfo> Head(std::string_view key, const store::AttemptContext* = nullptr) override { return inner_.Head(key); }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const store::AttemptContext* = nullptr) override {
     return inner_.CreateIfAbsent(key, bytes);
   }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key, const store::AttemptContext* = nullptr) override {
     return inner_.BeginCreate(key);
   }
-  Status Delete(std::string_view key) override {
+  Status Delete(std::string_view key, const store::AttemptContext* = nullptr) override {
     deletes.emplace_back(key);
     if (before_delete) VIGILO_RETURN_IF_ERROR(before_delete(key));
     return inner_.Delete(key);

@@ -56,13 +56,15 @@ class DirectoryNotingStore final : public store::ForwardingStore {
  public:
   DirectoryNotingStore(store::ObjectStore& inner, std::filesystem::path root, CreatedDirectories& dirs)
       : ForwardingStore(inner), root_(std::move(root)), dirs_(dirs) {}
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                             const store::AttemptContext* attempt = nullptr) override {
     dirs_.Note((root_ / key).parent_path());
-    return inner().CreateIfAbsent(key, bytes);
+    return inner().CreateIfAbsent(key, bytes, attempt);
   }
-  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key) override {
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key,
+                                                            const store::AttemptContext* attempt = nullptr) override {
     dirs_.Note((root_ / key).parent_path());
-    return inner().BeginCreate(key);
+    return inner().BeginCreate(key, attempt);
   }
 
  private:

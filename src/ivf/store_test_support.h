@@ -37,7 +37,7 @@ class RecordingStore final : public store::ForwardingStore {
   std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
     return ObjectStore::GetMany(requests);
   }
-  Result<store::ObjectInfo> Head(std::string_view key) override {
+  Result<store::ObjectInfo> Head(std::string_view key, const store::AttemptContext* = nullptr) override {
     ++heads;
     return inner().Head(key);
   }

@@ -345,7 +345,7 @@ TEST_F(TextBuildTest, CheckListsEveryUnembeddableRowAndBuildsNothing) {
 class NoManifestStore final : public store::ForwardingStore {
  public:
   using ForwardingStore::ForwardingStore;
-  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const store::AttemptContext* = nullptr) override {
     if (key == "manifest.json") return Unavailable("refused for the test");
     return inner().CreateIfAbsent(key, bytes);
   }

@@ -63,7 +63,7 @@ bool IsEntryName(const std::string& name) {
 }  // namespace
 
 CachingStore::CachingStore(std::unique_ptr<ObjectStore> inner, CachingStoreOptions options)
-    : inner_(std::move(inner)), options_(std::move(options)) {}
+    : ForwardingStore(std::move(inner)), options_(std::move(options)) {}
 
 CachingStore::~CachingStore() = default;
 
@@ -112,10 +112,10 @@ void CachingStore::Keep(const Slot& slot, const Bytes& fetched) {
 
 Result<Bytes> CachingStore::Get(std::string_view key, const GetOptions& options) {
   std::optional<Slot> slot = SlotFor(key, options);
-  if (!slot) return inner_->Get(key, options);
+  if (!slot) return inner().Get(key, options);
   Bytes cached;
   if (Lookup(*slot, &cached)) return cached;
-  VIGILO_ASSIGN_OR_RETURN(Bytes fetched, inner_->Get(key, options));
+  VIGILO_ASSIGN_OR_RETURN(Bytes fetched, inner().Get(key, options));
   Keep(*slot, fetched);
   return fetched;
 }
@@ -137,7 +137,7 @@ std::vector<GetResponse> CachingStore::GetMany(std::span<const GetRequest> reque
       miss_index.push_back(i);
     }
   }
-  std::vector<GetResponse> fetched = inner_->GetMany(misses);
+  std::vector<GetResponse> fetched = inner().GetMany(misses);
   for (size_t j = 0; j < fetched.size(); ++j) {
     const size_t i = miss_index[j];
     if (slots[i] && fetched[j].bytes.ok()) Keep(*slots[i], *fetched[j].bytes);

@@ -34,11 +34,11 @@ Status DigestingWriter::Append(std::span<const uint8_t> bytes) {
   return Status::Ok();
 }
 
-Result<CreateResult> DigestingWriter::Commit() {
+Result<CreateResult> DigestingWriter::Commit(const AttemptContext* attempt) {
   // A digest that cannot be computed (an OpenSSL failure) must not leave an
   // object behind whose digest nobody recorded.
   VIGILO_RETURN_IF_ERROR(hasher_->Hex().status());
-  return inner_->Commit();
+  return inner_->Commit(attempt);
 }
 
 std::string DigestingWriter::HexDigest() const {

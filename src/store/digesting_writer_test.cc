@@ -49,7 +49,7 @@ class FailingWriter final : public ObjectWriter {
     return Status::Ok();
   }
   uint64_t size() const override { return size_; }
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* = nullptr) override {
     if (failed_) return LimitExceeded("disk full");
     return CreateResult{CreateOutcome::kCreated, size_, std::nullopt};
   }

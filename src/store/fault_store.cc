@@ -250,16 +250,16 @@ class FaultInjectingWriter final : public ObjectWriter {
 
   uint64_t size() const override { return inner_ ? inner_->size() : appended_.size(); }
 
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* attempt = nullptr) override {
     Decision d = state_->Begin(StoreOp::kCommit, key_, Usable());
     if (d.crashed) return Abandon(InjectedCrash());
     if (!Usable()) return failed_;
-    if (!d.fault) return inner_->Commit();
-    std::optional<Status> shared = SharedFault(*d.fault, [&] { (void)inner_->Commit(); });
+    if (!d.fault) return inner_->Commit(attempt);
+    std::optional<Status> shared = SharedFault(*d.fault, [&] { (void)inner_->Commit(attempt); });
     if (shared) return Abandon(*std::move(shared));
     if (*d.fault == FaultKind::kCorruptStored) inner_.reset();  // the other bytes go in instead
     Result<CreateResult> result = CreateWithFault(*state_->inner, key_, AsBytes(appended_), *d.fault,
-                                                  [&] { return inner_->Commit(); });
+                                                  [&] { return inner_->Commit(attempt); });
     if (*d.fault == FaultKind::kTornWrite) return Abandon(result.status());
     if (inner_ == nullptr) {  // committed (or failed) without the inner writer
       failed_ = result.ok() ? Internal("object writer already committed") : result.status();
@@ -288,61 +288,99 @@ class FaultInjectingWriter final : public ObjectWriter {
 }  // namespace
 
 FaultInjectingStore::FaultInjectingStore(ObjectStore& inner, FaultPlan plan)
-    : state_(std::make_shared<State>(&inner, nullptr, std::move(plan))) {}
+    : ForwardingStore(inner), state_(std::make_shared<State>(&inner, nullptr, std::move(plan))) {}
 
 FaultInjectingStore::FaultInjectingStore(std::shared_ptr<ObjectStore> inner, FaultPlan plan)
-    : state_(std::make_shared<State>(inner.get(), inner, std::move(plan))) {}
+    : ForwardingStore(*inner), state_(std::make_shared<State>(inner.get(), inner, std::move(plan))) {}
 
 FaultInjectingStore::~FaultInjectingStore() = default;
 
-const Capabilities& FaultInjectingStore::capabilities() const { return state_->inner->capabilities(); }
+namespace {
+
+// A Get the plan decided to fail or falsify.
+Result<Bytes> FaultedGet(ObjectStore& inner, std::string_view key, const GetOptions& options, FaultKind fault) {
+  if (std::optional<Status> s = SharedFault(fault, [&] { (void)inner.Get(key, options); })) return *s;
+  VIGILO_ASSIGN_OR_RETURN(Bytes bytes, inner.Get(key, options));
+  if (fault == FaultKind::kShortRead) return bytes.Slice(0, bytes.size() / 2);
+  std::string longer(bytes.view());
+  longer.push_back('\0');
+  return Bytes::FromString(std::move(longer));
+}
+
+}  // namespace
 
 Result<Bytes> FaultInjectingStore::Get(std::string_view key, const GetOptions& options) {
   Decision d = state_->Begin(StoreOp::kGet, key);
   if (d.crashed) return InjectedCrash();
   ObjectStore& inner = *state_->inner;
   if (!d.fault) return inner.Get(key, options);
-  if (std::optional<Status> s = SharedFault(*d.fault, [&] { (void)inner.Get(key, options); })) return *s;
-  VIGILO_ASSIGN_OR_RETURN(Bytes bytes, inner.Get(key, options));
-  if (*d.fault == FaultKind::kShortRead) return bytes.Slice(0, bytes.size() / 2);
-  std::string longer(bytes.view());
-  longer.push_back('\0');
-  return Bytes::FromString(std::move(longer));
+  return FaultedGet(inner, key, options, *d.fault);
 }
 
-Result<ObjectInfo> FaultInjectingStore::Head(std::string_view key) {
+std::vector<GetResponse> FaultInjectingStore::GetMany(std::span<const GetRequest> requests) {
+  std::vector<Decision> decisions;
+  decisions.reserve(requests.size());
+  std::vector<GetRequest> clean;
+  std::vector<size_t> clean_index;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    decisions.push_back(state_->Begin(StoreOp::kGet, requests[i].key));
+    if (!decisions.back().crashed && !decisions.back().fault) {
+      clean.push_back(requests[i]);
+      clean_index.push_back(i);
+    }
+  }
+  ObjectStore& inner = *state_->inner;
+  std::vector<GetResponse> answers(requests.size(), GetResponse{Result<Bytes>(Internal("unanswered"))});
+  if (!clean.empty()) {
+    std::vector<GetResponse> batch = inner.GetMany(clean);
+    for (size_t j = 0; j < batch.size(); ++j) answers[clean_index[j]] = std::move(batch[j]);
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (decisions[i].crashed) {
+      answers[i] = GetResponse{Result<Bytes>(InjectedCrash())};
+    } else if (decisions[i].fault) {
+      answers[i] = GetResponse{FaultedGet(inner, requests[i].key, requests[i].options, *decisions[i].fault)};
+    }
+  }
+  return answers;
+}
+
+Result<ObjectInfo> FaultInjectingStore::Head(std::string_view key, const AttemptContext* attempt) {
   Decision d = state_->Begin(StoreOp::kHead, key);
   if (d.crashed) return InjectedCrash();
   ObjectStore& inner = *state_->inner;
-  if (!d.fault) return inner.Head(key);
-  return OnlySharedFault(*d.fault, [&] { (void)inner.Head(key); });
+  if (!d.fault) return inner.Head(key, attempt);
+  return OnlySharedFault(*d.fault, [&] { (void)inner.Head(key, attempt); });
 }
 
-Result<CreateResult> FaultInjectingStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) {
+Result<CreateResult> FaultInjectingStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                                         const AttemptContext* attempt) {
   Decision d = state_->Begin(StoreOp::kCreateIfAbsent, key);
   if (d.crashed) return InjectedCrash();
   ObjectStore& inner = *state_->inner;
-  if (!d.fault) return inner.CreateIfAbsent(key, bytes);
-  if (std::optional<Status> s = SharedFault(*d.fault, [&] { (void)inner.CreateIfAbsent(key, bytes); })) return *s;
-  return CreateWithFault(inner, key, bytes, *d.fault, [&] { return inner.CreateIfAbsent(key, bytes); });
+  if (!d.fault) return inner.CreateIfAbsent(key, bytes, attempt);
+  if (std::optional<Status> s = SharedFault(*d.fault, [&] { (void)inner.CreateIfAbsent(key, bytes, attempt); })) {
+    return *s;
+  }
+  return CreateWithFault(inner, key, bytes, *d.fault, [&] { return inner.CreateIfAbsent(key, bytes, attempt); });
 }
 
-Result<std::unique_ptr<ObjectWriter>> FaultInjectingStore::BeginCreate(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> FaultInjectingStore::BeginCreate(std::string_view key, const AttemptContext* attempt) {
   Decision d = state_->Begin(StoreOp::kBeginCreate, key);
   if (d.crashed) return InjectedCrash();
   ObjectStore& inner = *state_->inner;
-  if (d.fault) return OnlySharedFault(*d.fault, [&] { (void)inner.BeginCreate(key); });
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> writer, inner.BeginCreate(key));
+  if (d.fault) return OnlySharedFault(*d.fault, [&] { (void)inner.BeginCreate(key, attempt); });
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> writer, inner.BeginCreate(key, attempt));
   return std::unique_ptr<ObjectWriter>(
       std::make_unique<FaultInjectingWriter>(state_, std::string(key), std::move(writer)));
 }
 
-Status FaultInjectingStore::Delete(std::string_view key) {
+Status FaultInjectingStore::Delete(std::string_view key, const AttemptContext* attempt) {
   Decision d = state_->Begin(StoreOp::kDelete, key);
   if (d.crashed) return InjectedCrash();
   ObjectStore& inner = *state_->inner;
-  if (!d.fault) return inner.Delete(key);
-  return OnlySharedFault(*d.fault, [&] { (void)inner.Delete(key); });
+  if (!d.fault) return inner.Delete(key, attempt);
+  return OnlySharedFault(*d.fault, [&] { (void)inner.Delete(key, attempt); });
 }
 
 uint64_t FaultInjectingStore::operations() const {

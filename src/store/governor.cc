@@ -127,6 +127,19 @@ Micros ProgressTimer::Remaining() const {
   return std::max<Micros>(0, std::min(deadline_ - now, last_progress_ + no_progress_timeout_ - now));
 }
 
+AttemptContext DefaultAttempt(Clock& clock) {
+  const GovernorLimits limits;
+  AttemptContext context;
+  context.attempt = 0;
+  context.max_attempts = 1;
+  context.remaining = ToMicros(limits.object_operation_deadline_ms);
+  context.deadline = clock.Now() + context.remaining;
+  context.connect_timeout = ToMicros(limits.connection_timeout_ms);
+  context.no_progress_timeout = ToMicros(limits.no_progress_timeout_ms);
+  context.clock = &clock;
+  return context;
+}
+
 // ---------------------------------------------------------------- governor
 
 RequestGovernor::RequestGovernor(const GovernorLimits& limits, Clock& clock, RandomSource& random)
@@ -197,6 +210,73 @@ Result<RequestGovernor::Operation> RequestGovernor::BeginUntil(std::string_view 
 
 Result<RequestGovernor::Operation> RequestGovernor::Begin(std::string_view what, const CancelToken* cancel) {
   return BeginUntil(what, clock_.Now() + ToMicros(limits_.object_operation_deadline_ms), cancel);
+}
+
+std::optional<RequestGovernor::Operation> RequestGovernor::TryBegin(std::string_view what, const CancelToken* cancel) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (available_ == 0) return std::nullopt;
+    --available_;
+  }
+  return Operation(*this, std::string(what), clock_.Now() + ToMicros(limits_.object_operation_deadline_ms), cancel);
+}
+
+std::vector<Status> RequestGovernor::RunTogether(std::span<Operation> operations, const BatchAttemptFn& attempt) {
+  std::vector<std::optional<Status>> outcome(operations.size());
+  for (;;) {
+    // Who attempts this round, and the one backoff the round sleeps: the
+    // longest any of them drew.
+    std::vector<size_t> round;
+    Micros wait = 0;
+    const CancelToken* cancel = nullptr;
+    for (size_t i = 0; i < operations.size(); ++i) {
+      if (outcome[i]) continue;
+      Operation& op = operations[i];
+      if (op.governor_ == nullptr) {
+        outcome[i] = Internal("a moved-from request operation was used");
+        continue;
+      }
+      if (Status can = op.CheckCanAttempt(); !can.ok()) {
+        outcome[i] = std::move(can);
+        continue;
+      }
+      Result<Micros> drawn = op.DrawBackoff();
+      if (!drawn.ok()) {
+        outcome[i] = drawn.status();
+        continue;
+      }
+      wait = std::max(wait, *drawn);
+      if (cancel == nullptr) cancel = op.cancel_;
+      round.push_back(i);
+    }
+    if (round.empty()) break;
+    if (wait > 0 && !clock_.SleepFor(wait, cancel).ok()) {
+      for (size_t i : round) outcome[i] = operations[i].BackoffCancelled();
+      break;
+    }
+    std::vector<size_t> ready;
+    std::vector<AttemptContext> contexts;
+    for (size_t i : round) {
+      operations[i].BackoffTaken();
+      AttemptContext context;
+      if (Status filled = operations[i].FillContext(context); !filled.ok()) {
+        outcome[i] = std::move(filled);
+        continue;
+      }
+      ready.push_back(i);
+      contexts.push_back(context);
+    }
+    if (ready.empty()) continue;
+    std::vector<Status> statuses = attempt(ready, contexts);
+    for (size_t k = 0; k < ready.size(); ++k) {
+      Status status = k < statuses.size() ? std::move(statuses[k]) : Internal("a batch attempt gave no status");
+      outcome[ready[k]] = operations[ready[k]].Conclude(std::move(status), /*retry=*/true);
+    }
+  }
+  std::vector<Status> out;
+  out.reserve(operations.size());
+  for (auto& o : outcome) out.push_back(o ? std::move(*o) : Internal("a batched operation never ran"));
+  return out;
 }
 
 Status RequestGovernor::Run(std::string_view what, const AttemptFn& attempt, const CancelToken* cancel) {
@@ -281,38 +361,49 @@ RequestGovernor::Operation::~Operation() {
   if (governor_ != nullptr) governor_->Release();
 }
 
-Status RequestGovernor::Operation::PrepareAttempt(AttemptContext& context) {
-  const GovernorLimits& limits = governor_->limits_;
-  Clock& clock = governor_->clock_;
-  const auto max_attempts = static_cast<uint32_t>(limits.remote_request_attempts);
+Status RequestGovernor::Operation::CheckCanAttempt() const {
+  const auto max_attempts = static_cast<uint32_t>(governor_->limits_.remote_request_attempts);
   if (attempts_used_ >= max_attempts) {
     return LimitExceeded(what_ + ": all " + std::to_string(max_attempts) +
                          " attempts of remote_request_attempts are used" + LastError(last_error_));
   }
   if (cancel_ != nullptr && cancel_->cancelled()) return Cancelled(what_ + ": cancelled" + LastError(last_error_));
-  Micros now = clock.Now();
-  if (backoff_due_) {
-    // Full jitter: uniform over [0, ceiling], never a sleep that leaves no
-    // time for the attempt it waits for.
-    const Micros ceiling = limits.BackoffCeiling(backoffs_);
-    const auto wait = static_cast<Micros>(governor_->random_.UniformUpTo(static_cast<uint64_t>(ceiling)));
-    if (wait >= deadline_ - now) {
-      return DeadlineExceeded(what_ + ": the deadline would pass during the retry backoff before attempt " +
-                              std::to_string(attempts_used_ + 1) + LastError(last_error_));
-    }
-    if (!clock.SleepFor(wait, cancel_).ok()) {
-      return Cancelled(what_ + ": cancelled during the retry backoff" + LastError(last_error_));
-    }
-    ++backoffs_;
-    backoff_due_ = false;
-    now = clock.Now();
+  return Status::Ok();
+}
+
+Result<Micros> RequestGovernor::Operation::DrawBackoff() {
+  if (!backoff_due_) return Micros{0};
+  // Full jitter: uniform over [0, ceiling], never a sleep that leaves no
+  // time for the attempt it waits for.
+  const Micros ceiling = governor_->limits_.BackoffCeiling(backoffs_);
+  const auto wait = static_cast<Micros>(governor_->random_.UniformUpTo(static_cast<uint64_t>(ceiling)));
+  if (wait >= deadline_ - governor_->clock_.Now()) {
+    return DeadlineExceeded(what_ + ": the deadline would pass during the retry backoff before attempt " +
+                            std::to_string(attempts_used_ + 1) + LastError(last_error_));
   }
+  return wait;
+}
+
+void RequestGovernor::Operation::BackoffTaken() {
+  if (!backoff_due_) return;
+  ++backoffs_;
+  backoff_due_ = false;
+}
+
+Status RequestGovernor::Operation::BackoffCancelled() const {
+  return Cancelled(what_ + ": cancelled during the retry backoff" + LastError(last_error_));
+}
+
+Status RequestGovernor::Operation::FillContext(AttemptContext& context) const {
+  const GovernorLimits& limits = governor_->limits_;
+  Clock& clock = governor_->clock_;
+  const Micros now = clock.Now();
   if (now >= deadline_) {
     return DeadlineExceeded(what_ + ": the deadline passed before attempt " + std::to_string(attempts_used_ + 1) +
                             LastError(last_error_));
   }
   context.attempt = attempts_used_;
-  context.max_attempts = max_attempts;
+  context.max_attempts = static_cast<uint32_t>(limits.remote_request_attempts);
   context.deadline = deadline_;
   context.remaining = deadline_ - now;
   context.connect_timeout = std::min(ToMicros(limits.connection_timeout_ms), context.remaining);
@@ -322,28 +413,42 @@ Status RequestGovernor::Operation::PrepareAttempt(AttemptContext& context) {
   return Status::Ok();
 }
 
+Status RequestGovernor::Operation::PrepareAttempt(AttemptContext& context) {
+  VIGILO_RETURN_IF_ERROR(CheckCanAttempt());
+  VIGILO_ASSIGN_OR_RETURN(Micros wait, DrawBackoff());
+  if (backoff_due_) {
+    if (!governor_->clock_.SleepFor(wait, cancel_).ok()) return BackoffCancelled();
+    BackoffTaken();
+  }
+  return FillContext(context);
+}
+
+std::optional<Status> RequestGovernor::Operation::Conclude(Status status, bool retry) {
+  ++attempts_used_;
+  if (status.ok() || !IsTransient(status)) {
+    backoff_due_ = false;
+    return status;
+  }
+  last_error_ = status;
+  backoff_due_ = true;
+  if (governor_->clock_.Now() >= deadline_) {
+    return DeadlineExceeded(what_ + ": the deadline passed during attempt " + std::to_string(attempts_used_) +
+                            LastError(last_error_));
+  }
+  if (attempts_used_ >= governor_->limits_.remote_request_attempts) {
+    return Reworded(status, std::string(status.message()) + " (after " + std::to_string(attempts_used_) +
+                                " attempts)");
+  }
+  if (!retry) return status;
+  return std::nullopt;
+}
+
 Status RequestGovernor::Operation::RunAttempts(const AttemptFn& attempt, bool retry) {
   if (governor_ == nullptr) return Internal("a moved-from request operation was used");
   for (;;) {
     AttemptContext context;
     VIGILO_RETURN_IF_ERROR(PrepareAttempt(context));
-    ++attempts_used_;
-    Status status = attempt(context);
-    if (status.ok() || !IsTransient(status)) {
-      backoff_due_ = false;
-      return status;
-    }
-    last_error_ = status;
-    backoff_due_ = true;
-    if (governor_->clock_.Now() >= deadline_) {
-      return DeadlineExceeded(what_ + ": the deadline passed during attempt " + std::to_string(attempts_used_) +
-                              LastError(last_error_));
-    }
-    if (attempts_used_ >= governor_->limits_.remote_request_attempts) {
-      return Reworded(status, std::string(status.message()) + " (after " + std::to_string(attempts_used_) +
-                                  " attempts)");
-    }
-    if (!retry) return status;
+    if (std::optional<Status> done = Conclude(attempt(context), retry)) return *std::move(done);
   }
 }
 
@@ -366,12 +471,12 @@ class GovernedWriter final : public ObjectWriter {
   Status Append(std::span<const uint8_t> bytes) override { return inner_->Append(bytes); }
   uint64_t size() const override { return inner_->size(); }
 
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* /*caller's: the governor makes its own*/ = nullptr) override {
     Result<RequestGovernor::Operation> operation = governor_.Begin("commit " + key_, cancel_);
     if (!operation.ok()) return operation.status();
     std::optional<Result<CreateResult>> committed;
-    Status status = operation->RunOnce([&](const AttemptContext&) {
-      committed.emplace(inner_->Commit());
+    Status status = operation->RunOnce([&](const AttemptContext& context) {
+      committed.emplace(inner_->Commit(&context));
       return committed->ok() ? Status::Ok() : committed->status();
     });
     if (!status.ok()) return status;
@@ -389,38 +494,99 @@ class GovernedWriter final : public ObjectWriter {
 
 GovernedStore::GovernedStore(std::unique_ptr<ObjectStore> inner, RequestGovernor& governor,
                              const CancelToken* cancel)
-    : owned_(std::move(inner)), inner_(owned_.get()), governor_(governor), cancel_(cancel) {}
+    : ForwardingStore(std::move(inner)), governor_(governor), cancel_(cancel) {}
 
 GovernedStore::GovernedStore(ObjectStore& inner, RequestGovernor& governor, const CancelToken* cancel)
-    : inner_(&inner), governor_(governor), cancel_(cancel) {}
+    : ForwardingStore(inner), governor_(governor), cancel_(cancel) {}
 
 Result<Bytes> GovernedStore::Get(std::string_view key, const GetOptions& options) {
   return governor_.RunResult(
-      "get " + std::string(key), [&](const AttemptContext&) { return inner_->Get(key, options); }, cancel_);
-}
-
-Result<ObjectInfo> GovernedStore::Head(std::string_view key) {
-  return governor_.RunResult(
-      "head " + std::string(key), [&](const AttemptContext&) { return inner_->Head(key); }, cancel_);
-}
-
-Result<CreateResult> GovernedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) {
-  return governor_.RunResult(
-      "create " + std::string(key), [&](const AttemptContext&) { return inner_->CreateIfAbsent(key, bytes); },
+      "get " + std::string(key),
+      [&](const AttemptContext& context) {
+        GetOptions attempt = options;
+        attempt.attempt = &context;
+        return inner().Get(key, attempt);
+      },
       cancel_);
 }
 
-Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_view key) {
+std::vector<GetResponse> GovernedStore::GetMany(std::span<const GetRequest> requests) {
+  std::vector<GetResponse> answers(requests.size(), GetResponse{Result<Bytes>(Internal("unanswered"))});
+  size_t next = 0;
+  while (next < requests.size()) {
+    // A wave: the first Get waits for a permit, the others take only the
+    // permits free now (never waiting for a second one while holding one).
+    std::vector<RequestGovernor::Operation> operations;
+    std::vector<size_t> members;
+    Result<RequestGovernor::Operation> first = governor_.Begin("get " + std::string(requests[next].key), cancel_);
+    if (!first.ok()) {
+      answers[next++] = GetResponse{Result<Bytes>(first.status())};
+      continue;
+    }
+    operations.push_back(std::move(first).value());
+    members.push_back(next++);
+    while (next < requests.size()) {
+      std::optional<RequestGovernor::Operation> more =
+          governor_.TryBegin("get " + std::string(requests[next].key), cancel_);
+      if (!more) break;
+      operations.push_back(std::move(*more));
+      members.push_back(next++);
+    }
+    std::vector<Status> outcomes = governor_.RunTogether(
+        operations, [&](std::span<const size_t> which, std::span<const AttemptContext> contexts) {
+          std::vector<GetRequest> batch;
+          batch.reserve(which.size());
+          for (size_t k = 0; k < which.size(); ++k) {
+            GetRequest request = requests[members[which[k]]];
+            request.options.attempt = &contexts[k];
+            batch.push_back(request);
+          }
+          std::vector<GetResponse> got = inner().GetMany(batch);
+          std::vector<Status> statuses;
+          statuses.reserve(which.size());
+          for (size_t k = 0; k < which.size(); ++k) {
+            if (k >= got.size()) {
+              statuses.push_back(Internal("the backend answered fewer Gets than it was asked"));
+              continue;
+            }
+            statuses.push_back(got[k].bytes.ok() ? Status::Ok() : got[k].bytes.status());
+            answers[members[which[k]]] = std::move(got[k]);
+          }
+          return statuses;
+        });
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!outcomes[i].ok()) answers[members[i]] = GetResponse{Result<Bytes>(std::move(outcomes[i]))};
+    }
+  }
+  return answers;
+}
+
+Result<ObjectInfo> GovernedStore::Head(std::string_view key, const AttemptContext*) {
+  return governor_.RunResult(
+      "head " + std::string(key), [&](const AttemptContext& context) { return inner().Head(key, &context); },
+      cancel_);
+}
+
+Result<CreateResult> GovernedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                                   const AttemptContext*) {
+  return governor_.RunResult(
+      "create " + std::string(key),
+      [&](const AttemptContext& context) { return inner().CreateIfAbsent(key, bytes, &context); }, cancel_);
+}
+
+Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_view key, const AttemptContext*) {
   Result<std::unique_ptr<ObjectWriter>> writer = governor_.RunResult(
-      "begin create " + std::string(key), [&](const AttemptContext&) { return inner_->BeginCreate(key); }, cancel_);
+      "begin create " + std::string(key),
+      [&](const AttemptContext& context) { return inner().BeginCreate(key, &context); }, cancel_);
   if (!writer.ok()) return writer;
   return std::unique_ptr<ObjectWriter>(
       std::make_unique<GovernedWriter>(std::move(writer).value(), governor_, std::string(key), cancel_));
 }
 
-Status GovernedStore::Delete(std::string_view key) {
+Status GovernedStore::Delete(std::string_view key, const AttemptContext*) {
   return governor_.Run(
-      "delete " + std::string(key), [&](const AttemptContext&) { return inner_->Delete(key); }, cancel_);
+      "delete " + std::string(key), [&](const AttemptContext& context) { return inner().Delete(key, &context); },
+      cancel_);
 }
 
 }  // namespace vigilo::store

@@ -960,13 +960,13 @@ class ScriptedStore final : public ObjectStore {
     if (it == objects_.end()) return NotFound("no object").WithPath(std::string(key));
     return Bytes::FromString(it->second);
   }
-  Result<ObjectInfo> Head(std::string_view key) override {
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(Call());
     auto it = objects_.find(std::string(key));
     if (it == objects_.end()) return NotFound("no object").WithPath(std::string(key));
     return ObjectInfo{.size = it->second.size(), .revision = std::nullopt};
   }
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(Call());
     std::string value(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     auto [it, created] = objects_.emplace(std::string(key), value);
@@ -979,8 +979,8 @@ class ScriptedStore final : public ObjectStore {
                         .size = value.size(),
                         .revision = std::nullopt};
   }
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override;
-  Status Delete(std::string_view key) override {
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key, const AttemptContext* = nullptr) override;
+  Status Delete(std::string_view key, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(Call());
     objects_.erase(std::string(key));
     return Status::Ok();
@@ -1009,7 +1009,7 @@ class ScriptedWriter final : public ObjectWriter {
     return Status::Ok();
   }
   uint64_t size() const override { return bytes_.size(); }
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* = nullptr) override {
     ++store_.commits;
     return store_.CreateIfAbsent(key_, {reinterpret_cast<const uint8_t*>(bytes_.data()), bytes_.size()});
   }
@@ -1020,7 +1020,7 @@ class ScriptedWriter final : public ObjectWriter {
   std::string bytes_;
 };
 
-Result<std::unique_ptr<ObjectWriter>> ScriptedStore::BeginCreate(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> ScriptedStore::BeginCreate(std::string_view key, const AttemptContext*) {
   VIGILO_RETURN_IF_ERROR(Call());
   return std::unique_ptr<ObjectWriter>(std::make_unique<ScriptedWriter>(*this, std::string(key)));
 }

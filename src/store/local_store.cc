@@ -197,7 +197,7 @@ class LocalWriter final : public ObjectWriter {
   }
   uint64_t size() const override { return size_; }
 
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* = nullptr) override {
     if (!error_.ok()) return error_;
     if (done_) return Internal("object writer committed twice").WithPath(key_);
     done_ = true;
@@ -258,7 +258,7 @@ class LocalStore final : public ObjectStore {
     return Bytes(mapping, whole.subspan(static_cast<size_t>(range.offset), static_cast<size_t>(range.length)));
   }
 
-  Result<ObjectInfo> Head(std::string_view key) override {
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
     if (auto mapping = CachedMapping(key)) return ObjectInfo{mapping->size, std::nullopt};
     auto file = OpenRegularFile(PathOf(key));
@@ -266,7 +266,7 @@ class LocalStore final : public ObjectStore {
     return ObjectInfo{file->size, std::nullopt};
   }
 
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(CheckWrite(key));
     std::string target = PathOf(key);
     auto expected = [&](uint64_t offset, size_t length) -> Result<std::span<const uint8_t>> {
@@ -288,14 +288,14 @@ class LocalStore final : public ObjectStore {
     return CompareWithExisting(target, key, bytes.size(), expected);  // lost a race
   }
 
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override {
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(CheckWrite(key));
     std::string target = PathOf(key);
     VIGILO_ASSIGN_OR_RETURN(TempFile temp, CreateTempBeside(root_, target, key));
     return std::unique_ptr<ObjectWriter>(new LocalWriter(std::move(temp), std::move(target), std::string(key)));
   }
 
-  Status Delete(std::string_view key) override {
+  Status Delete(std::string_view key, const AttemptContext* = nullptr) override {
     VIGILO_RETURN_IF_ERROR(CheckWrite(key));
     std::string target = PathOf(key);
     {

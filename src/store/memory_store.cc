@@ -32,7 +32,7 @@ class MemoryWriter final : public ObjectWriter {
     return Status::Ok();
   }
   uint64_t size() const override { return buffer_.size(); }
-  Result<CreateResult> Commit() override {
+  Result<CreateResult> Commit(const AttemptContext* = nullptr) override {
     if (committed_) return Internal("object writer committed twice").WithPath(key_);
     committed_ = true;
     auto result = store_.CreateIfAbsent(key_, buffer_);
@@ -64,7 +64,7 @@ Result<Bytes> MemoryStore::Get(std::string_view key, const GetOptions& options) 
   return object.Slice(static_cast<size_t>(range.offset), static_cast<size_t>(range.length));
 }
 
-Result<ObjectInfo> MemoryStore::Head(std::string_view key) {
+Result<ObjectInfo> MemoryStore::Head(std::string_view key, const AttemptContext*) {
   VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
   Bytes object;
   {
@@ -79,7 +79,7 @@ Result<ObjectInfo> MemoryStore::Head(std::string_view key) {
   return info;
 }
 
-Result<CreateResult> MemoryStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) {
+Result<CreateResult> MemoryStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext*) {
   VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
   if (!capabilities_.writable) return ReadOnly(key);
   CreateResult result;
@@ -104,13 +104,13 @@ Result<CreateResult> MemoryStore::CreateIfAbsent(std::string_view key, std::span
   return result;
 }
 
-Result<std::unique_ptr<ObjectWriter>> MemoryStore::BeginCreate(std::string_view key) {
+Result<std::unique_ptr<ObjectWriter>> MemoryStore::BeginCreate(std::string_view key, const AttemptContext*) {
   VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
   if (!capabilities_.writable) return ReadOnly(key);
   return std::unique_ptr<ObjectWriter>(new MemoryWriter(*this, std::string(key)));
 }
 
-Status MemoryStore::Delete(std::string_view key) {
+Status MemoryStore::Delete(std::string_view key, const AttemptContext*) {
   VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
   if (!capabilities_.writable) return ReadOnly(key);
   Bytes removed;  // released after the lock: the last owner may be a large buffer

@@ -14,8 +14,8 @@ class OwnedWriter final : public ObjectWriter {
 
   Status Append(std::span<const uint8_t> bytes) override { return inner_->Append(bytes); }
   uint64_t size() const override { return inner_->size(); }
-  Result<CreateResult> Commit() override {
-    return Track(owner_, key_, [this] { return inner_->Commit(); });
+  Result<CreateResult> Commit(const AttemptContext* attempt = nullptr) override {
+    return Track(owner_, key_, [this, attempt] { return inner_->Commit(attempt); });
   }
 
   // Records `key` before `create` runs; forgets it again only when the

@@ -18,15 +18,15 @@ class ScriptedStore final : public ObjectStore {
  public:
   const Capabilities& capabilities() const override { return inner.capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options) override { return inner.Get(key, options); }
-  Result<ObjectInfo> Head(std::string_view key) override { return inner.Head(key); }
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* = nullptr) override { return inner.Head(key); }
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext* = nullptr) override {
     if (before_create) before_create(key);
     auto result = inner.CreateIfAbsent(key, bytes);
     if (result.ok() && !create_error.ok()) return create_error;  // created, but the answer was lost
     return result;
   }
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override { return inner.BeginCreate(key); }
-  Status Delete(std::string_view key) override {
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key, const AttemptContext* = nullptr) override { return inner.BeginCreate(key); }
+  Status Delete(std::string_view key, const AttemptContext* = nullptr) override {
     deleted.emplace_back(key);
     if (!delete_error.ok()) return delete_error;
     return inner.Delete(key);

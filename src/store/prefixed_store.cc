@@ -29,25 +29,28 @@ std::vector<GetResponse> PrefixedStore::GetMany(std::span<const GetRequest> requ
   return answers;
 }
 
-Result<ObjectInfo> PrefixedStore::Head(std::string_view key) {
-  Result<ObjectInfo> info = inner().Head(Full(key));
+Result<ObjectInfo> PrefixedStore::Head(std::string_view key, const AttemptContext* attempt) {
+  Result<ObjectInfo> info = inner().Head(Full(key), attempt);
   if (!info.ok()) return Own(info.status());
   return info;
 }
 
-Result<CreateResult> PrefixedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) {
-  Result<CreateResult> created = inner().CreateIfAbsent(Full(key), bytes);
+Result<CreateResult> PrefixedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                                   const AttemptContext* attempt) {
+  Result<CreateResult> created = inner().CreateIfAbsent(Full(key), bytes, attempt);
   if (!created.ok()) return Own(created.status());
   return created;
 }
 
-Result<std::unique_ptr<ObjectWriter>> PrefixedStore::BeginCreate(std::string_view key) {
-  Result<std::unique_ptr<ObjectWriter>> writer = inner().BeginCreate(Full(key));
+Result<std::unique_ptr<ObjectWriter>> PrefixedStore::BeginCreate(std::string_view key, const AttemptContext* attempt) {
+  Result<std::unique_ptr<ObjectWriter>> writer = inner().BeginCreate(Full(key), attempt);
   if (!writer.ok()) return Own(writer.status());
   return writer;
 }
 
-Status PrefixedStore::Delete(std::string_view key) { return Own(inner().Delete(Full(key))); }
+Status PrefixedStore::Delete(std::string_view key, const AttemptContext* attempt) {
+  return Own(inner().Delete(Full(key), attempt));
+}
 
 Result<std::unique_ptr<ObjectStore>> MakePrefixedStore(std::unique_ptr<ObjectStore> inner, std::string_view prefix) {
   std::string p(prefix);

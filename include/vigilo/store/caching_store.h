@@ -29,6 +29,7 @@
 #include <string>
 
 #include "vigilo/common/result.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::store {
@@ -53,25 +54,16 @@ struct CacheCounters {
   uint64_t misses = 0;     // cacheable Gets the inner store answered
 };
 
-class CachingStore final : public ObjectStore {
+class CachingStore final : public ForwardingStore {
  public:
   CachingStore(std::unique_ptr<ObjectStore> inner, CachingStoreOptions options);
   ~CachingStore() override;
 
-  // The inner store's: the cache adds no write path.
-  const Capabilities& capabilities() const override { return inner_->capabilities(); }
+  // Everything but reads forwards unchanged: the cache adds no write path.
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
   // Hits are answered from the directory (GetResponse::cached); the misses
   // go to the inner store's GetMany as one batch.
   std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override;
-  Result<ObjectInfo> Head(std::string_view key) override { return inner_->Head(key); }
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_->CreateIfAbsent(key, bytes);
-  }
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override {
-    return inner_->BeginCreate(key);
-  }
-  Status Delete(std::string_view key) override { return inner_->Delete(key); }
 
   CacheCounters counters() const;
   // The entry file a Get would use (tests corrupt it).
@@ -91,7 +83,6 @@ class CachingStore final : public ObjectStore {
   // of max_bytes.
   void Evict();
 
-  std::unique_ptr<ObjectStore> inner_;
   CachingStoreOptions options_;
   std::mutex mu_;
   bool directory_ready_ = false;

@@ -18,7 +18,7 @@ class DigestingWriter final : public ObjectWriter {
   ~DigestingWriter() override;
   Status Append(std::span<const uint8_t> bytes) override;
   uint64_t size() const override { return inner_->size(); }
-  Result<CreateResult> Commit() override;
+  Result<CreateResult> Commit(const AttemptContext* = nullptr) override;
   // The lowercase hex digest of every byte appended (valid once Append is
   // done; callers read it before Commit to record it first).
   std::string HexDigest() const;

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::store {
@@ -124,7 +125,7 @@ struct InjectedFault {
   friend bool operator==(const InjectedFault&, const InjectedFault&) = default;
 };
 
-class FaultInjectingStore final : public ObjectStore {
+class FaultInjectingStore final : public ForwardingStore {
  public:
   // Over a store that outlives this wrapper and every writer it hands out.
   FaultInjectingStore(ObjectStore& inner, FaultPlan plan);
@@ -133,13 +134,18 @@ class FaultInjectingStore final : public ObjectStore {
   FaultInjectingStore(std::shared_ptr<ObjectStore> inner, FaultPlan plan);
   ~FaultInjectingStore() override;
 
-  // The inner store's, unchanged.
-  const Capabilities& capabilities() const override;
+  // capabilities() are the inner store's, unchanged. Every call passes its
+  // attempt context on.
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
-  Result<ObjectInfo> Head(std::string_view key) override;
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override;
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override;
-  Status Delete(std::string_view key) override;
+  // Each request is one Get operation, numbered in request order; those
+  // without a fault reach the inner store as one batch.
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override;
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* attempt = nullptr) override;
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                      const AttemptContext* attempt = nullptr) override;
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key,
+                                                    const AttemptContext* attempt = nullptr) override;
+  Status Delete(std::string_view key, const AttemptContext* attempt = nullptr) override;
 
   // Operations numbered so far (the next operation's number).
   uint64_t operations() const;

@@ -23,12 +23,20 @@ class ForwardingStore : public ObjectStore {
   const Capabilities& capabilities() const override { return inner_.capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override { return inner_.Get(key, options); }
   std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override { return inner_.GetMany(requests); }
-  Result<ObjectInfo> Head(std::string_view key) override { return inner_.Head(key); }
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override {
-    return inner_.CreateIfAbsent(key, bytes);
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* attempt = nullptr) override {
+    return inner_.Head(key, attempt);
   }
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override { return inner_.BeginCreate(key); }
-  Status Delete(std::string_view key) override { return inner_.Delete(key); }
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                      const AttemptContext* attempt = nullptr) override {
+    return inner_.CreateIfAbsent(key, bytes, attempt);
+  }
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key,
+                                                    const AttemptContext* attempt = nullptr) override {
+    return inner_.BeginCreate(key, attempt);
+  }
+  Status Delete(std::string_view key, const AttemptContext* attempt = nullptr) override {
+    return inner_.Delete(key, attempt);
+  }
 
  protected:
   ObjectStore& inner() { return inner_; }

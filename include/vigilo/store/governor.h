@@ -37,13 +37,16 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "vigilo/common/result.h"
+#include "vigilo/store/call_context.h"
 #include "vigilo/store/clock.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::store {
@@ -102,46 +105,12 @@ struct GovernorLimits {
 // classifying DeadlineExceeded as transient cannot extend an operation.
 bool IsTransient(const Status& status);
 
-// A stall detector for one transfer: reset only by transferred bytes
-// (OnBytes with n > 0), bounded by the operation deadline. Not thread-safe:
-// one transfer, one thread (a libcurl progress callback).
-class ProgressTimer {
- public:
-  ProgressTimer(Clock& clock, Micros no_progress_timeout, Micros deadline);
-
-  void OnBytes(uint64_t n);
-  // OK; DeadlineExceeded "no bytes transferred for N ms" once the timeout
-  // has passed without bytes; DeadlineExceeded "operation deadline passed"
-  // once the deadline has. Both are exact on the clock: at timeout - 1 µs
-  // still OK.
-  Status Check() const;
-  // Time until Check() would fail (≥ 0), for a poll or socket timeout.
-  Micros Remaining() const;
-
- private:
-  Clock& clock_;
-  Micros no_progress_timeout_;
-  Micros deadline_;
-  Micros last_progress_;
-};
-
-// What one attempt may know: which one it is and how long it may take. A
-// remote sets its connect and transfer timeouts from these, and passes
-// `cancel` into its transfer.
-struct AttemptContext {
-  uint32_t attempt = 0;          // 0 for the operation's first request
-  uint32_t max_attempts = 0;
-  Micros deadline = 0;           // the operation's, on clock->Now()
-  Micros remaining = 0;          // deadline - now as the attempt starts (> 0)
-  Micros connect_timeout = 0;    // the connection timeout, clipped to remaining
-  Micros no_progress_timeout = 0;
-  Clock* clock = nullptr;
-  const CancelToken* cancel = nullptr;
-
-  ProgressTimer StartProgressTimer() const { return ProgressTimer(*clock, no_progress_timeout, deadline); }
-};
-
 using AttemptFn = std::function<Status(const AttemptContext&)>;
+// One attempt of several operations at once (a batch of Gets): `which`
+// holds the indexes of the operations attempting, `contexts` their attempt
+// contexts in the same order; returns one status per index, in that order.
+using BatchAttemptFn =
+    std::function<std::vector<Status>(std::span<const size_t> which, std::span<const AttemptContext> contexts)>;
 
 // What RunCleanup did not finish. The caller keeps exactly these steps in
 // its durable record (OwnedWrites, the control ledger) for a later run.
@@ -170,6 +139,19 @@ class RequestGovernor {
   // cancel, neither consuming an attempt). `what` names the operation in
   // errors ("get cases/…"): never a URL, bucket or credential.
   Result<Operation> Begin(std::string_view what, const CancelToken* cancel = nullptr);
+
+  // Begin without waiting: an operation if a permit is free now, else none.
+  // A caller that holds a permit takes further ones only this way (never
+  // waiting for a second permit while holding one).
+  std::optional<Operation> TryBegin(std::string_view what, const CancelToken* cancel = nullptr);
+
+  // Runs every operation's attempts together, in rounds: each round makes
+  // one attempt of every operation still going (one call of `attempt`),
+  // after one backoff sleep, the longest any of them drew (so an operation
+  // may wait longer than its own draw, never shorter). Each operation keeps
+  // its own attempts, deadline and outcome, exactly as Operation::Run
+  // reports them. Returns one status per operation, in order.
+  std::vector<Status> RunTogether(std::span<Operation> operations, const BatchAttemptFn& attempt);
 
   // Begin, then Operation::Run: the common one-request operation.
   Status Run(std::string_view what, const AttemptFn& attempt, const CancelToken* cancel = nullptr);
@@ -252,6 +234,18 @@ class RequestGovernor::Operation {
   Status RunAttempts(const AttemptFn& attempt, bool retry);
   // Backoff (if due), then the deadline and cancel checks; fills `context`.
   Status PrepareAttempt(AttemptContext& context);
+  // The steps of PrepareAttempt, for RunTogether's rounds: attempts left and
+  // not cancelled; the backoff to sleep (0 unless the last attempt failed
+  // transiently; DeadlineExceeded if it would leave no time); the backoff
+  // slept; the deadline check and the context.
+  Status CheckCanAttempt() const;
+  Result<Micros> DrawBackoff();
+  void BackoffTaken();
+  Status BackoffCancelled() const;
+  Status FillContext(AttemptContext& context) const;
+  // Counts an attempt's result: the operation's outcome, or none when it is
+  // retried (`retry` and transient, with attempts and time left).
+  std::optional<Status> Conclude(Status status, bool retry);
 
   RequestGovernor* governor_;  // null once moved from
   std::string what_;
@@ -287,11 +281,17 @@ std::invoke_result_t<Fn&, const AttemptContext&> RequestGovernor::RunResult(std:
 // Any store with every call governed: Get, Head, CreateIfAbsent,
 // BeginCreate and Delete are operations retried on transient failures (a
 // retried create that finds its own bytes reports kAlreadyIdentical, the
-// seam's replay). A writer's Append passes straight through (backends whose
-// appends are requests govern them themselves); its Commit is one governed
-// attempt, because a writer commits at most once. Non-transient errors come
-// back unchanged.
-class GovernedStore final : public ObjectStore {
+// seam's replay); each attempt reaches the backend with its AttemptContext,
+// so the backend makes exactly one request with the operation's timeouts.
+// A batch (GetMany) reaches the backend as batches: as many of its Gets as
+// permits are free (at least one, waited for) go together, each its own
+// operation, retried together in rounds (RequestGovernor::RunTogether). A
+// writer's Append passes straight through (a backend's writer buffers or
+// spools; only its Commit is a request); its Commit is one governed attempt,
+// because a writer commits at most once. Non-transient errors come back
+// unchanged. A context a caller passes in is not used: this store makes
+// its own (a governed store under another one would nest permits).
+class GovernedStore final : public ForwardingStore {
  public:
   // `governor` (and `cancel`, applied to every call) outlive the store.
   GovernedStore(std::unique_ptr<ObjectStore> inner, RequestGovernor& governor,
@@ -300,16 +300,16 @@ class GovernedStore final : public ObjectStore {
   // also drains cleanup needs the backend itself beside its governed view).
   GovernedStore(ObjectStore& inner, RequestGovernor& governor, const CancelToken* cancel = nullptr);
 
-  const Capabilities& capabilities() const override { return inner_->capabilities(); }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
-  Result<ObjectInfo> Head(std::string_view key) override;
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override;
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override;
-  Status Delete(std::string_view key) override;
+  std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override;
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* attempt = nullptr) override;
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                      const AttemptContext* attempt = nullptr) override;
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key,
+                                                    const AttemptContext* attempt = nullptr) override;
+  Status Delete(std::string_view key, const AttemptContext* attempt = nullptr) override;
 
  private:
-  std::unique_ptr<ObjectStore> owned_;
-  ObjectStore* inner_;
   RequestGovernor& governor_;
   const CancelToken* cancel_;
 };

@@ -12,8 +12,12 @@
 //   error naming the key and the HTTP status, never the URL.
 // - Never HEAD: Head() is Unimplemented; every size a reader needs is in a
 //   manifest.
-// - Every request runs under the RequestGovernor (permits, attempts,
-//   backoff, deadline); libcurl's own retries are off. 5xx, 429, a refused or
+// - The backend makes one request per call (one attempt, with the
+//   AttemptContext's timeouts and cancel token) on the shared HTTP transport
+//   (src/store/http_transport.h); a batch runs at once on its connection
+//   pool. OpenHttpStore puts it behind a GovernedStore, so every request
+//   runs under the RequestGovernor (permits, attempts, backoff, deadline);
+//   libcurl's own retries are off. 5xx, 429, a refused or
 //   reset connection are Unavailable (retried); a connect timeout or a stall
 //   (no bytes for the no-progress timeout) is DeadlineExceeded.
 #pragma once
@@ -40,7 +44,11 @@ struct HttpStoreOptions {
   const CancelToken* cancel = nullptr;
 };
 
-// InvalidArgument without a governor, or for a base URL that is not http(s) or carries a query,
+// The bare backend: one attempt per call, nothing retried (the request
+// governor's job). InvalidArgument for a base URL OpenHttpStore refuses.
+Result<std::unique_ptr<ObjectStore>> OpenHttpBackend(std::string_view base_url);
+
+// The backend behind a GovernedStore. InvalidArgument without a governor, or for a base URL that is not http(s) or carries a query,
 // fragment or user info (the message never echoes the URL).
 Result<std::unique_ptr<ObjectStore>> OpenHttpStore(const HttpStoreOptions& options);
 

@@ -22,10 +22,10 @@ class MemoryStore final : public ObjectStore {
 
   const Capabilities& capabilities() const override { return capabilities_; }
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
-  Result<ObjectInfo> Head(std::string_view key) override;
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override;
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override;
-  Status Delete(std::string_view key) override;
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* = nullptr) override;
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext* = nullptr) override;
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key, const AttemptContext* = nullptr) override;
+  Status Delete(std::string_view key, const AttemptContext* = nullptr) override;
 
   // Test inspection and tampering (not part of the seam).
   size_t object_count() const;

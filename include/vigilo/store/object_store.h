@@ -23,6 +23,7 @@
 
 #include "vigilo/common/byte_range.h"
 #include "vigilo/common/result.h"
+#include "vigilo/store/call_context.h"
 
 namespace vigilo::store {
 
@@ -78,6 +79,10 @@ struct GetOptions {
   // its caches (the local store's mappings), so reading a large dataset
   // once does not grow the process.
   bool reuse = true;
+  // The attempt this Get is (the governor's per-call context): its
+  // deadline, timeouts and cancel token. None: one attempt under
+  // DefaultAttempt's limits.
+  const AttemptContext* attempt = nullptr;
 };
 
 struct ObjectInfo {
@@ -117,9 +122,13 @@ class ObjectWriter {
   // Create-if-absent with the bytes appended (the same outcomes as
   // ObjectStore::CreateIfAbsent). A writer is committed at most once; after
   // a failed Append, Commit fails too.
-  virtual Result<CreateResult> Commit() = 0;
+  virtual Result<CreateResult> Commit(const AttemptContext* attempt = nullptr) = 0;
 };
 
+// Every call is one attempt: a backend never waits, retries or gives up on
+// its own (the request governor does, governor.h), and takes its deadline,
+// timeouts and cancel token from the AttemptContext a call carries
+// (GetOptions::attempt for a Get, the last parameter of the others).
 class ObjectStore {
  public:
   virtual ~ObjectStore() = default;
@@ -134,23 +143,27 @@ class ObjectStore {
   // Independent Gets (a reader's plan for one round trip), each answered
   // exactly as Get would answer it, in request order. This default runs them
   // one after another; a backend with latency runs them concurrently (the
-  // http(s) store, bounded by its governor's permits).
+  // http(s) store, on one connection pool). Each request carries its own
+  // attempt context; a governed store hands its backend batches of at most
+  // its free permits.
   virtual std::vector<GetResponse> GetMany(std::span<const GetRequest> requests);
 
   // The object's size (and revision). Only where a caller has no size from a
   // manifest or reference; remote readers of publications never need it.
-  virtual Result<ObjectInfo> Head(std::string_view key) = 0;
+  virtual Result<ObjectInfo> Head(std::string_view key, const AttemptContext* attempt = nullptr) = 0;
 
   // Create-if-absent: kCreated, or kAlreadyIdentical when the key holds
   // exactly these bytes; AlreadyExists when it holds other bytes (untouched).
-  virtual Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) = 0;
+  virtual Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
+                                              const AttemptContext* attempt = nullptr) = 0;
 
-  virtual Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) = 0;
+  virtual Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key,
+                                                            const AttemptContext* attempt = nullptr) = 0;
 
   // Removes an object. Only for keys the caller's own unfinished write
   // recorded before creating them (OwnedWrites, the control ledger), never a
   // published object. Deleting a missing key is OK (cleanup is idempotent).
-  virtual Status Delete(std::string_view key) = 0;
+  virtual Status Delete(std::string_view key, const AttemptContext* attempt = nullptr) = 0;
 };
 
 // InvalidArgument unless the store is writable and guarantees conditional

@@ -25,10 +25,10 @@ class PrefixedStore final : public ForwardingStore {
 
   Result<Bytes> Get(std::string_view key, const GetOptions& options = {}) override;
   std::vector<GetResponse> GetMany(std::span<const GetRequest> requests) override;
-  Result<ObjectInfo> Head(std::string_view key) override;
-  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes) override;
-  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key) override;
-  Status Delete(std::string_view key) override;
+  Result<ObjectInfo> Head(std::string_view key, const AttemptContext* = nullptr) override;
+  Result<CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes, const AttemptContext* = nullptr) override;
+  Result<std::unique_ptr<ObjectWriter>> BeginCreate(std::string_view key, const AttemptContext* = nullptr) override;
+  Status Delete(std::string_view key, const AttemptContext* = nullptr) override;
 
   const std::string& prefix() const { return prefix_; }
 
