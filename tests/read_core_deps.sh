@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The read core stays sans-IO (docs/format/wasm.md): vigilo_read_core's link
-# line names no OpenBLAS, OpenSSL, pthread/Threads or curl, and its sources
+# line names no OpenBLAS, OpenSSL, pthread/Threads or curl, nor the ivf targets
+# above it or the whole parquet layer (only vigilo_parquet_read), and its sources
 # (with every project header they reach) include no header that opens files
 # or sockets, starts threads, or belongs to the store, hash or build-input code.
 # Usage: read_core_deps.sh BUILD_DIR SOURCE_DIR
@@ -20,7 +21,8 @@ if [[ -z "$link" ]]; then
   echo "read_core_deps: no link line for read_core_link_check in $ninja_file" >&2
   exit 1
 fi
-for bad in openblas libssl libcrypto -lssl -lcrypto pthread Threads curl vigilo_ivf vigilo_store vigilo_hash; do
+for bad in openblas libssl libcrypto -lssl -lcrypto pthread Threads curl vigilo_ivf vigilo_store vigilo_hash \
+           libvigilo_parquet.a; do
   if grep -q -- "$bad" <<<"$link"; then
     echo "read_core_deps: vigilo_read_core's link line names $bad: $link" >&2
     fail=1
@@ -28,16 +30,16 @@ for bad in openblas libssl libcrypto -lssl -lcrypto pthread Threads curl vigilo_
 done
 
 # 2. Includes, followed through the project's own headers.
-mapfile -t sources < <(sed -n 's|.*\${VIGILO_READ_CORE_DIR}/\(src/ivf/[a-z0-9_]*\.cc\).*|\1|p' \
-  "$src/src/ivf/read_core_sources.cmake")
+mapfile -t sources < <(sed -n 's|.*\${CMAKE_CURRENT_LIST_DIR}/\([a-z0-9_]*\.cc\).*|src/ivf/\1|p' \
+  "$src/src/ivf/read_core.cmake")
 if (( ${#sources[@]} < 8 )); then
-  echo "read_core_deps: could not read the source list of src/ivf/read_core_sources.cmake" >&2
+  echo "read_core_deps: could not read the source list of src/ivf/read_core.cmake" >&2
   exit 1
 fi
 declare -A seen=()
 queue=()
 for s in "${sources[@]}"; do queue+=("$src/$s"); done
-forbidden='^#include [<"](thread|mutex|condition_variable|future|fstream|pthread\.h|unistd\.h|fcntl\.h|sys/mman\.h|sys/socket\.h|netdb\.h|curl/.*|openssl/.*|cblas\.h|openblas.*|vigilo/store/.*|vigilo/hash/.*|vigilo/ivf/input\.h|vigilo/ivf/query\.h|vigilo/ivf/source_lookup\.h|vigilo/ivf/publication_check\.h|vigilo/common/file\.h)[>"]'
+forbidden='^#include [<"](thread|mutex|condition_variable|future|fstream|pthread\.h|unistd\.h|fcntl\.h|sys/mman\.h|sys/socket\.h|netdb\.h|curl/.*|openssl/.*|cblas\.h|openblas.*|vigilo/store/.*|vigilo/hash/.*|vigilo/ivf/input\.h|vigilo/ivf/query\.h|vigilo/ivf/source_lookup\.h|vigilo/ivf/publication_check\.h|vigilo/common/file\.h|vigilo/parquet/local_file\.h)[>"]'
 while (( ${#queue[@]} )); do
   f=${queue[0]}
   queue=("${queue[@]:1}")

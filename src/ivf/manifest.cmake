@@ -1,4 +1,3 @@
-# Manifest model, strict decoder, validator and encoder (publication-v1.md §2).
-# (The decoder and validator are in vigilo_read_core.)
-target_sources(vigilo_ivf PRIVATE ${CMAKE_CURRENT_LIST_DIR}/manifest_encode.cc)
-vigilo_test(ivf_manifest_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/manifest_test.cc DEPS vigilo_ivf)
+# Manifest model, strict decoder, validator and encoder (publication-v1.md §2):
+# all in vigilo_read_core (read_core.cmake).
+vigilo_test(ivf_manifest_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/manifest_test.cc DEPS vigilo_read_core)

@@ -1,14 +1,44 @@
-# vigilo_read_core: the sans-IO read path alone (docs/format/wasm.md) — no
-# OpenBLAS, threads, OpenSSL, files or sockets, so it also builds for
-# WebAssembly. vigilo_ivf links it; tests/read_core_deps.sh keeps the rule.
-include(${CMAKE_CURRENT_LIST_DIR}/read_core_sources.cmake)
+# vigilo_read_core: the sans-IO read path alone (docs/format/wasm.md) — the
+# manifest model (decode, validate, encode), query planning and scoring, the
+# LVQ codec and kernels, source lookup, the embedding runtime (tokenizer,
+# asset parsers, pooling). No OpenBLAS, threads, OpenSSL, files or sockets:
+# it links only the sans-IO layers below (vigilo_parquet_read, vigilo_json,
+# vigilo_common), so the WebAssembly build (src/web) links this same target.
+# tests/read_core_deps.sh keeps the rule (it reads the list below).
+set(VIGILO_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_scalar.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_portable.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_avx2.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_screen.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_screen_avx2.cc)
+# LVQ decode and pooling are normative to the bit, and scalar/portable/AVX2
+# must stay bit-identical: no FMA contraction in these (see kernels.cmake).
+set(VIGILO_READ_CORE_NO_CONTRACT_SOURCES ${VIGILO_KERNEL_SOURCES} ${CMAKE_CURRENT_LIST_DIR}/lvq.cc
+    ${CMAKE_CURRENT_LIST_DIR}/embed_run.cc)
+set(VIGILO_READ_CORE_SOURCES
+  ${VIGILO_READ_CORE_NO_CONTRACT_SOURCES}
+  ${CMAKE_CURRENT_LIST_DIR}/types.cc
+  ${CMAKE_CURRENT_LIST_DIR}/key_column.cc
+  ${CMAKE_CURRENT_LIST_DIR}/exact_float32.cc
+  ${CMAKE_CURRENT_LIST_DIR}/manifest_decode.cc
+  ${CMAKE_CURRENT_LIST_DIR}/manifest_validate.cc
+  ${CMAKE_CURRENT_LIST_DIR}/manifest_encode.cc
+  ${CMAKE_CURRENT_LIST_DIR}/postings_cid.cc
+  ${CMAKE_CURRENT_LIST_DIR}/column_schema.cc
+  ${CMAKE_CURRENT_LIST_DIR}/range_plan.cc
+  ${CMAKE_CURRENT_LIST_DIR}/query.cc
+  ${CMAKE_CURRENT_LIST_DIR}/postings_group_columns.cc
+  ${CMAKE_CURRENT_LIST_DIR}/source_lookup.cc
+  ${CMAKE_CURRENT_LIST_DIR}/embed_tokenizer.cc
+  ${CMAKE_CURRENT_LIST_DIR}/embed_assets.cc)
 vigilo_library(vigilo_read_core
-  SOURCES ${VIGILO_READ_CORE_IVF_SOURCES}
-  DEPS vigilo_parquet vigilo_json vigilo_common)
+  SOURCES ${VIGILO_READ_CORE_SOURCES}
+  DEPS vigilo_parquet_read vigilo_json vigilo_common)
 set_source_files_properties(${VIGILO_READ_CORE_NO_CONTRACT_SOURCES} PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 if(VIGILO_TESTS)
-  # Links the core alone (no vigilo_ivf): an unresolved symbol or a forbidden
-  # library on its link line fails here.
+  # Links the core alone (no other ivf target): an unresolved symbol or a
+  # forbidden library on its link line fails here.
   add_executable(read_core_link_check ${PROJECT_SOURCE_DIR}/tests/read_core_link_check.cc)
   target_link_libraries(read_core_link_check PRIVATE vigilo_read_core vigilo_warnings)
   add_test(NAME read_core_deps

@@ -1,9 +1,24 @@
+// Page codecs. Which of SNAPPY, GZIP and ZSTD a build decodes is CMake's
+// choice (VIGILO_PARQUET_CODECS, src/parquet/CMakeLists.txt): the native
+// build links all three libraries; the WebAssembly read core (src/web) has
+// none of them and declines those pages with Unimplemented naming the codec,
+// never decoding them wrongly (docs/format/wasm.md).
 #include "vigilo/parquet/compression.h"
 
+#if !defined(VIGILO_PARQUET_SNAPPY) || !defined(VIGILO_PARQUET_GZIP) || !defined(VIGILO_PARQUET_ZSTD)
+#error "src/parquet/CMakeLists.txt defines VIGILO_PARQUET_SNAPPY, _GZIP and _ZSTD (0 or 1)"
+#endif
+
+#if VIGILO_PARQUET_SNAPPY
 #include <snappy.h>
+#endif
+#if VIGILO_PARQUET_GZIP
 #include <zlib.h>
+#endif
+#if VIGILO_PARQUET_ZSTD
 #include <zstd.h>
 #include <zstd_errors.h>
+#endif
 
 #include <cstring>
 #include <memory>
@@ -12,15 +27,26 @@
 namespace vigilo::parquet {
 namespace {
 
+// A codec this build knows but was compiled without.
+[[maybe_unused]] Status NotCompiledIn(CompressionCodec codec) {
+#ifdef __EMSCRIPTEN__
+  constexpr const char* kBuild = "the WebAssembly read core";
+#else
+  constexpr const char* kBuild = "this build";
+#endif
+  return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not compiled into " + kBuild);
+}
+
 Status WrongSize(CompressionCodec codec, uint64_t got, uint64_t want) {
   return InvalidFormat(CompressionCodecName(codec) + " data decompresses to " + std::to_string(got) +
                        " bytes, the page header says " + std::to_string(want));
 }
 
-Status CorruptInput(CompressionCodec codec, std::string detail) {
+[[maybe_unused]] Status CorruptInput(CompressionCodec codec, std::string detail) {
   return ParseError("corrupt " + CompressionCodecName(codec) + " data: " + detail);
 }
 
+#if VIGILO_PARQUET_ZSTD
 struct ZstdDCtxFree {
   void operator()(ZSTD_DCtx* ctx) const { ZSTD_freeDCtx(ctx); }
 };
@@ -32,6 +58,9 @@ ZSTD_DCtx* ThreadZstdContext() {
   return ctx.get();
 }
 
+#endif
+
+#if VIGILO_PARQUET_SNAPPY
 Status DecompressSnappy(std::span<const uint8_t> in, std::span<uint8_t> out) {
   auto* src = reinterpret_cast<const char*>(in.data());
   size_t declared = 0;
@@ -46,6 +75,9 @@ Status DecompressSnappy(std::span<const uint8_t> in, std::span<uint8_t> out) {
   return Status::Ok();
 }
 
+#endif
+
+#if VIGILO_PARQUET_ZSTD
 Status DecompressZstd(std::span<const uint8_t> in, std::span<uint8_t> out) {
   ZSTD_DCtx* ctx = ThreadZstdContext();
   if (ctx == nullptr) return Internal("cannot allocate a zstd context");
@@ -63,6 +95,9 @@ Status DecompressZstd(std::span<const uint8_t> in, std::span<uint8_t> out) {
   return Status::Ok();
 }
 
+#endif
+
+#if VIGILO_PARQUET_GZIP
 Status DecompressGzip(std::span<const uint8_t> in, std::span<uint8_t> out) {
   z_stream zs;
   std::memset(&zs, 0, sizeof zs);
@@ -120,6 +155,7 @@ Result<std::vector<uint8_t>> CompressGzip(std::span<const uint8_t> data) {
   out.resize(out.size() - zs.avail_out);
   return out;
 }
+#endif
 
 }  // namespace
 
@@ -137,7 +173,8 @@ std::string CompressionCodecName(CompressionCodec codec) {
   return "codec " + std::to_string(static_cast<int32_t>(codec));
 }
 
-Result<std::vector<uint8_t>> Compress(CompressionCodec codec, std::span<const uint8_t> data, int zstd_level) {
+Result<std::vector<uint8_t>> Compress(CompressionCodec codec, std::span<const uint8_t> data,
+                                      [[maybe_unused]] int zstd_level) {
   if (data.size() > kMaxPageBytes) {
     return LimitExceeded("a page of " + std::to_string(data.size()) + " bytes exceeds the 2^31-1 byte limit");
   }
@@ -145,21 +182,33 @@ Result<std::vector<uint8_t>> Compress(CompressionCodec codec, std::span<const ui
     case CompressionCodec::kUncompressed:
       return std::vector<uint8_t>(data.begin(), data.end());
     case CompressionCodec::kSnappy: {
+#if VIGILO_PARQUET_SNAPPY
       std::vector<uint8_t> out(snappy::MaxCompressedLength(data.size()));
       size_t n = 0;
       snappy::RawCompress(reinterpret_cast<const char*>(data.data()), data.size(),
                           reinterpret_cast<char*>(out.data()), &n);
       out.resize(n);
       return out;
+#else
+      return NotCompiledIn(codec);
+#endif
     }
     case CompressionCodec::kGzip:
+#if VIGILO_PARQUET_GZIP
       return CompressGzip(data);
+#else
+      return NotCompiledIn(codec);
+#endif
     case CompressionCodec::kZstd: {
+#if VIGILO_PARQUET_ZSTD
       std::vector<uint8_t> out(ZSTD_compressBound(data.size()));
       size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), zstd_level);
       if (ZSTD_isError(n)) return InvalidArgument(std::string("zstd: ") + ZSTD_getErrorName(n));
       out.resize(n);
       return out;
+#else
+      return NotCompiledIn(codec);
+#endif
     }
     default:
       return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not supported");
@@ -176,11 +225,23 @@ Status DecompressInto(CompressionCodec codec, std::span<const uint8_t> compresse
       if (!out.empty()) std::memcpy(out.data(), compressed.data(), out.size());
       return Status::Ok();
     case CompressionCodec::kSnappy:
+#if VIGILO_PARQUET_SNAPPY
       return DecompressSnappy(compressed, out);
+#else
+      return NotCompiledIn(codec);
+#endif
     case CompressionCodec::kGzip:
+#if VIGILO_PARQUET_GZIP
       return DecompressGzip(compressed, out);
+#else
+      return NotCompiledIn(codec);
+#endif
     case CompressionCodec::kZstd:
+#if VIGILO_PARQUET_ZSTD
       return DecompressZstd(compressed, out);
+#else
+      return NotCompiledIn(codec);
+#endif
     default:
       return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not supported");
   }
@@ -191,16 +252,23 @@ Result<std::vector<uint8_t>> Decompress(CompressionCodec codec, std::span<const 
   if (uncompressed_size > kMaxPageBytes) {
     return LimitExceeded("a page of " + std::to_string(uncompressed_size) + " bytes exceeds the 2^31-1 byte limit");
   }
+  // Refused before allocating: codecs no build supports and those this one was compiled without.
   switch (codec) {
     case CompressionCodec::kUncompressed:
-    case CompressionCodec::kSnappy:
-    case CompressionCodec::kGzip:
-    case CompressionCodec::kZstd:
       break;
-    default:  // before allocating
+    case CompressionCodec::kSnappy:
+      if (!VIGILO_PARQUET_SNAPPY) return NotCompiledIn(codec);
+      break;
+    case CompressionCodec::kGzip:
+      if (!VIGILO_PARQUET_GZIP) return NotCompiledIn(codec);
+      break;
+    case CompressionCodec::kZstd:
+      if (!VIGILO_PARQUET_ZSTD) return NotCompiledIn(codec);
+      break;
+    default:
       return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not supported");
   }
-  std::vector<uint8_t> out(uncompressed_size);
+  std::vector<uint8_t> out(static_cast<size_t>(uncompressed_size));  // ≤ kMaxPageBytes: fits wasm32's size_t
   VIGILO_RETURN_IF_ERROR(DecompressInto(codec, compressed, out));
   return out;
 }

@@ -69,6 +69,45 @@ while IFS= read -r hit; do
   failures=$((failures + 1))
 done < <(grep -rnE '#include (["<]sqlite3\.h[">]|"vigilo/control/sqlite_)' src/cli || true)
 
+# The target graph (docs/architecture.md, "Targets"). The sans-IO targets,
+# vigilo_read_core and vigilo_parquet_read, link only each other, vigilo_json
+# and vigilo_common (and the page codecs), never a store, hash, thread, BLAS,
+# TLS or HTTP library; OpenBLAS and threads come in only with vigilo_ivf_build;
+# the WebAssembly build links those targets and lists no layer's sources.
+flat() { tr '\n' ' ' <"$1" | tr -s ' '; }
+sans_io_deps='^(vigilo_parquet_read|vigilo_json|vigilo_common)$'
+for spec in src/ivf/read_core.cmake:vigilo_read_core src/parquet/CMakeLists.txt:vigilo_parquet_read; do
+  file=${spec%%:*}
+  target=${spec#*:}
+  call=$(flat "$file" | grep -oE "vigilo_library\( ?$target [^)]*\)" || true)
+  if [ -z "$call" ]; then
+    echo "$file: no vigilo_library($target …) found"
+    failures=$((failures + 1))
+    continue
+  fi
+  for dep in $(sed -E 's/.*DEPS ([^)]*)\)/\1/' <<<"$call"); do
+    [[ $dep =~ $sans_io_deps && $dep != "$target" ]] && continue
+    echo "$file: $target (sans-IO) must not link $dep"
+    failures=$((failures + 1))
+  done
+  while IFS= read -r hit; do
+    echo "$file: $target (sans-IO) must link no I/O, thread or crypto library: $hit"
+    failures=$((failures + 1))
+  done < <(flat "$file" | grep -oE "target_link_libraries\( ?$target [^)]*\)" |
+           grep -E 'OpenSSL|Threads|OPENBLAS|openblas|CURL|SQLite|vigilo_(store|hash|control|ivf_|parquet )' || true)
+done
+while IFS= read -r hit; do
+  [[ $hit =~ target_link_libraries\(\ ?vigilo_ivf_build\  ]] && continue
+  echo "src/ivf: only vigilo_ivf_build links OpenBLAS or threads: $hit"
+  failures=$((failures + 1))
+done < <(cat src/ivf/*.cmake src/ivf/CMakeLists.txt | tr '\n' ' ' | tr -s ' ' |
+         grep -oE 'target_link_libraries\( ?[a-z_]+ [^)]*(OPENBLAS|Threads::Threads)[^)]*\)' || true)
+while IFS= read -r hit; do
+  echo "src/web/CMakeLists.txt: the WebAssembly build links the layers' targets, it does not list their sources: $hit"
+  failures=$((failures + 1))
+done < <(grep -nE '(src/(common|json|hash|parquet|store|ivf|cases|engine)/|\$\{VIGILO_ROOT\}/src/[a-z]+/)[a-z0-9_]+\.(cc|c)\b' \
+           src/web/CMakeLists.txt | grep -vE 'set_source_files_properties|^[0-9]+: *#' || true)
+
 if [ "$failures" -gt 0 ]; then
   echo "layering: $failures violation(s)"
   exit 1

@@ -1,7 +1,7 @@
 // WebAssembly build only (docs/format/wasm.md): the part of zlib the read
 // core uses, CRC-32 for page checksums (src/web/shims.cc). Emscripten's zlib
 // port downloads its sources at build time, which this build does not do;
-// GZIP pages are declined by src/web/compression_wasm.cc instead.
+// GZIP pages are declined by parquet/compression.cc (built with no codec library here).
 #pragma once
 
 #include <stddef.h>
