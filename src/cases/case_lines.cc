@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "vigilo/cases/case_batch.h"
+#include "vigilo/cases/case_id_check.h"
 #include "vigilo/cases/identity.h"
 #include "vigilo/common/utf8.h"
 #include "vigilo/hash/sha1.h"
@@ -84,22 +87,31 @@ Status LineError(Status status, uint64_t line_number, uint64_t line_offset) {
   return std::move(status).WithPath(LinePath(line_number)).WithOffset(line_offset);
 }
 
+bool IsBlank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
 Result<json::Value> ParseLine(std::string_view line, uint64_t line_number, uint64_t line_offset,
                               const DatasetStreamLimits& limits) {
   if (line.substr(0, kBom.size()) == kBom) {
-    return LineError(ParseError("starts with a byte order mark (U+FEFF); JSON Lines input is UTF-8 without one"),
+    return LineError(ParseError("starts with a byte order mark (U+FEFF), which only the start of the input may "
+                                "have (it is skipped there); inputs joined together each keep theirs: remove it "
+                                "from this line"),
                      line_number, line_offset);
-  }
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-    return LineError(InvalidFormat("blank line; every line must be one case object"), line_number, line_offset);
   }
   json::ParseOptions parse_options;
   parse_options.max_bytes = limits.max_case_bytes;
-  parse_options.max_depth = limits.tokenizer.max_depth;
+  // Decided on the depth the case is stored at (kMaxCaseDepth), so that a
+  // case admitted here is never refused when its batch is read back.
+  parse_options.max_depth = std::min(limits.tokenizer.max_depth, kMaxCaseDepth);
   auto parsed = json::Parse(line, parse_options);
   if (!parsed.ok()) {
     Status s = std::move(parsed).take_status();
     uint64_t at = line_offset + s.offset().value_or(0);
+    if (s.code() == StatusCode::kLimitExceeded && parse_options.max_depth == kMaxCaseDepth &&
+        s.message().starts_with("nesting deeper than")) {
+      s = LimitExceeded("the case nests deeper than " + std::to_string(kMaxCaseDepth) +
+                        " levels; it is stored inside a batch record one level deeper, and stored JSON nests at "
+                        "most " + std::to_string(json::kMaxNestingDepth) + " levels");
+    }
     return std::move(s).WithPath(LinePath(line_number)).WithOffset(at);
   }
   if (!parsed->is_object()) {
@@ -108,6 +120,20 @@ Result<json::Value> ParseLine(std::string_view line, uint64_t line_number, uint6
                      line_number, line_offset);
   }
   return std::move(parsed).value();
+}
+
+// An error `on_case` returned for the case of line N (case N-1) names the
+// line: "line N: $.cases[N-1].input", at the line's offset unless it has one.
+Status OnLine(Status s, uint64_t line_number, uint64_t line_offset, uint64_t index) {
+  if (s.ok()) return s;
+  const std::string case_path = "$.cases[" + std::to_string(index) + "]";
+  const std::string_view path = s.path();
+  if (!path.starts_with(case_path)) return s;
+  const size_t rest = case_path.size();
+  if (path.size() > rest && path[rest] != '.' && path[rest] != '[') return s;
+  const bool has_offset = s.offset().has_value();
+  s = std::move(s).PrependPath(LinePath(line_number) + ": ");
+  return has_offset ? s : std::move(s).WithOffset(line_offset);
 }
 
 // "an array", "a string", "null": the kind as the complement of "is".
@@ -190,12 +216,30 @@ Status ForEachCaseLine(ByteSource& source, const CaseLinesOptions& options,
   const std::string_view derive_field =
       options.derive_ids_from.empty() ? std::string_view() : std::string_view(options.derive_ids_from).substr(kDerivePrefix.size());
   LineSplitter lines(source, options.limits.max_case_bytes);
+  // The first blank line not yet known to be trailing: (number, offset).
+  std::optional<std::pair<uint64_t, uint64_t>> blank;
+  uint64_t index = 0;  // of the next case
   while (true) {
     std::string_view line;
     uint64_t line_offset = 0;
     VIGILO_ASSIGN_OR_RETURN(bool more, lines.Next(&line, &line_offset));
     if (!more) break;
     const uint64_t n = lines.line_number();
+    if (n == 1 && line.substr(0, kBom.size()) == kBom) {
+      // A UTF-8 signature at the start of the input is skipped: it is no
+      // part of any case (the stored cases are the parsed values).
+      line.remove_prefix(kBom.size());
+      line_offset += kBom.size();
+    }
+    if (IsBlank(line)) {
+      if (!blank) blank.emplace(n, line_offset);
+      continue;  // trailing blank lines are accepted; others are refused below
+    }
+    if (blank) {
+      return LineError(InvalidFormat("blank line before line " + std::to_string(n) +
+                                     "; every line but blank ones at the end of the input must be one case object"),
+                       blank->first, blank->second);
+    }
     VIGILO_ASSIGN_OR_RETURN(json::Value source_case, ParseLine(line, n, line_offset, options.limits));
     if (!derive_field.empty()) {
       json::Object& object = source_case.as_object();
@@ -209,9 +253,49 @@ Status ForEachCaseLine(ByteSource& source, const CaseLinesOptions& options,
       VIGILO_ASSIGN_OR_RETURN(Uuid id, DeriveCaseId(*name));
       object.Set("id", json::Value(id.ToString()));
     }
-    VIGILO_RETURN_IF_ERROR(on_case(source_case));
+    VIGILO_RETURN_IF_ERROR(OnLine(on_case(source_case), n, line_offset, index));
+    ++index;
   }
   return Status::Ok();
+}
+
+Result<DatasetIdentity> ComputeCaseLinesIdentity(const std::function<Result<std::unique_ptr<ByteSource>>()>& open,
+                                                 const CaseLinesOptions& options) {
+  VIGILO_ASSIGN_OR_RETURN(DatasetSourceFields sf, CaseLinesSourceFields(options));
+  VIGILO_ASSIGN_OR_RETURN(DatasetIdentityBuilder builder, DatasetIdentityBuilder::Start(sf.fields, sf.cases_present));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, open());
+  VIGILO_RETURN_IF_ERROR(
+      ForEachCaseLine(*source, options, [&](const json::Value& c) { return builder.AddCase(c).status(); }));
+  return builder.Finish();
+}
+
+Status NameDerivedDuplicate(Status status, ByteSource& source, const CaseLinesOptions& options) {
+  if (options.derive_ids_from.empty()) return status;
+  std::optional<DuplicateCaseId> duplicate = DuplicateCaseIdOf(status);
+  if (!duplicate) return status;
+  const std::string_view field = std::string_view(options.derive_ids_from).substr(kDerivePrefix.size());
+  const auto first = static_cast<uint64_t>(duplicate->first);
+  const auto repeat = static_cast<uint64_t>(duplicate->repeat);
+  std::string first_name;
+  std::string repeat_name;
+  uint64_t index = 0;
+  Status read = ForEachCaseLine(source, options, [&](const json::Value& c) -> Status {
+    const uint64_t at = index++;
+    if (at != first && at != repeat) return Status::Ok();
+    VIGILO_ASSIGN_OR_RETURN(std::string name, DerivedIdName(c.as_object(), field));
+    (at == first ? first_name : repeat_name) = std::move(name);
+    if (at == repeat) return Cancelled("found");  // both read: stop reading
+    return Status::Ok();
+  });
+  if (read.code() != StatusCode::kCancelled || first_name.empty() || repeat_name.empty()) return status;
+  // The user's value, quoted as a JSON string (an integer's name is its
+  // decimal text, and "42" and 42 are the same name).
+  std::string shown;
+  VIGILO_RETURN_IF_ERROR(json::WriteCanonical(json::Value(repeat_name), &shown));
+  return InvalidFormat(options.derive_ids_from + " " + shown + " repeats the value on " + LinePath(first + 1) +
+                       ", and equal values derive equal case ids (`derive_ids` gave both " +
+                       duplicate->id.ToString() + ") " + duplicate->count)
+      .WithPath(LinePath(repeat + 1) + ": $.cases[" + std::to_string(repeat) + "].id");
 }
 
 Uuid DerivedCaseIdNamespace() {

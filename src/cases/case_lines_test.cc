@@ -3,14 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "vigilo/cases/case_id_check.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/identity.h"
 #include "vigilo/hash/blake3.h"
 #include "vigilo/json/canonical.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::cases {
@@ -171,14 +175,37 @@ TEST(CaseLinesTest, ReadsCasesInOrder) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST(CaseLinesTest, RefusesBlankLines) {
+TEST(CaseLinesTest, RefusesBlankLinesBeforeACase) {
   const std::string a = kA;
   const uint64_t second = a.size() + 1;
-  const std::string blank = "blank line; every line must be one case object";
+  const std::string blank =
+      "blank line before line 3; every line but blank ones at the end of the input must be one case object";
   ExpectError(LinesError(a + "\n\n" + kB), StatusCode::kInvalidFormat, "line 2", blank, second);
   ExpectError(LinesError(a + "\n \t\r\n" + kB), StatusCode::kInvalidFormat, "line 2", blank, second);
-  ExpectError(LinesError(a + "\n\n"), StatusCode::kInvalidFormat, "line 2", blank, second);  // a trailing empty line
-  ExpectError(LinesError("\n"), StatusCode::kInvalidFormat, "line 1", blank, 0);
+  // The first of several blank lines is named, with the case that follows them.
+  ExpectError(LinesError(a + "\n\n\r\n" + kB), StatusCode::kInvalidFormat, "line 2",
+              "blank line before line 4; every line but blank ones at the end of the input must be one case object",
+              second);
+  ExpectError(LinesError("\n" + a), StatusCode::kInvalidFormat, "line 1",
+              "blank line before line 2; every line but blank ones at the end of the input must be one case object", 0);
+}
+
+// Issue 34: editors and Windows tools end files with an empty line or CR LF;
+// blank lines at the end carry no case and are accepted, so line N is still
+// case N-1 and nothing a user wrote is dropped.
+TEST(CaseLinesTest, AcceptsTrailingBlankLinesAndCrLf) {
+  const std::vector<std::string> expected = {kA, kB};
+  for (std::string text : {std::string(kA) + "\n" + kB + "\n\n",              // a trailing empty line
+                           std::string(kA) + "\r\n" + kB + "\r\n\r\n",       // CR LF, and an empty CR LF line
+                           std::string(kA) + "\n" + kB + "\n \t\n\n",         // several whitespace-only lines
+                           std::string(kA) + "\r\n" + kB + "\r\n\r"}) {       // a last CR without LF
+    auto cases = Cases(text, Options());
+    ASSERT_TRUE(cases.ok()) << cases.status().ToString();
+    EXPECT_EQ(*cases, expected);
+  }
+  auto only_blank = Cases("\n\r\n", Options());
+  ASSERT_TRUE(only_blank.ok()) << only_blank.status().ToString();
+  EXPECT_TRUE(only_blank->empty());
 }
 
 TEST(CaseLinesTest, RefusesALineThatIsNotAnObject) {
@@ -205,10 +232,30 @@ TEST(CaseLinesTest, RefusesInvalidUtf8DuplicateKeysAndABom) {
   ExpectError(LinesError(a + "\n{\"a\":1,\"a\":2}"), StatusCode::kParseError, "line 2", "duplicate object key \"a\"",
               a.size() + 1 + 7);
 
-  ExpectError(LinesError("\xef\xbb\xbf" + a), StatusCode::kParseError, "line 1",
-              "starts with a byte order mark (U+FEFF); JSON Lines input is UTF-8 without one", 0);
+  // A BOM is skipped at the start of the input only (issue 34); on any other
+  // line it is refused with the fix.
   ExpectError(LinesError(a + "\n\xef\xbb\xbf" + a), StatusCode::kParseError, "line 2",
-              "starts with a byte order mark (U+FEFF); JSON Lines input is UTF-8 without one", a.size() + 1);
+              "starts with a byte order mark (U+FEFF), which only the start of the input may have (it is skipped "
+              "there); inputs joined together each keep theirs: remove it from this line",
+              a.size() + 1);
+}
+
+TEST(CaseLinesTest, SkipsAByteOrderMarkAtTheStartOfTheInput) {
+  auto with = Cases("\xef\xbb\xbf" + std::string(kA) + "\n" + kB + "\n", Options());
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  EXPECT_EQ(*with, (std::vector<std::string>{kA, kB}));
+  // The identity is that of the same lines without it.
+  auto open = [](std::string text) {
+    return [text]() -> Result<std::unique_ptr<ByteSource>> { return std::unique_ptr<ByteSource>(std::make_unique<StringByteSource>(text)); };
+  };
+  const std::string plain = std::string(kA) + "\n" + kB + "\n";
+  auto a = ComputeCaseLinesIdentity(open("\xef\xbb\xbf" + plain), Options());
+  auto b = ComputeCaseLinesIdentity(open(plain), Options());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->dataset_hash, b->dataset_hash);
+  // Offsets stay those of the input bytes: an error on line 1 counts the BOM.
+  ExpectError(LinesError("\xef\xbb\xbf[1]"), StatusCode::kInvalidFormat, "line 1",
+              "is a JSON array, not an object; every line must be one case object", 3);
 }
 
 TEST(CaseLinesTest, LimitsEachLineToMaxCaseBytes) {
@@ -259,16 +306,67 @@ TEST(CaseLinesTest, NestingIsBoundedByTheTokenizerDepth) {
   EXPECT_EQ(s.path(), "line 2");
 }
 
-TEST(CaseLinesTest, PassesOnCaseErrorsThroughAndStops) {
+TEST(CaseLinesTest, NamesTheLineOfACaseErrorAndStops) {
   const std::string text = std::string(kA) + "\n" + kB + "\n" + kA;
   StringByteSource source(text);
   int calls = 0;
   Status s = ForEachCaseLine(source, Options(), [&](const json::Value&) -> Status {
-    if (++calls == 2) return InvalidFormat("stop here").WithPath("$.cases[1]");
+    if (++calls == 2) return InvalidFormat("stop here").WithPath("$.cases[1].input");
     return Status::Ok();
   });
-  ExpectError(s, StatusCode::kInvalidFormat, "$.cases[1]", "stop here", std::nullopt);
+  // Issue 34: a missing field of JSON Lines names its line (and the line's offset).
+  ExpectError(s, StatusCode::kInvalidFormat, "line 2: $.cases[1].input", "stop here", sizeof(kA));
   EXPECT_EQ(calls, 2);
+  // An error that names no case, or another case, is passed through.
+  StringByteSource again(text);
+  Status other = ForEachCaseLine(again, Options(), [&](const json::Value&) -> Status {
+    return IoError("elsewhere").WithPath("$.cases[10]");
+  });
+  ExpectError(other, StatusCode::kIoError, "$.cases[10]", "elsewhere", std::nullopt);
+}
+
+TEST(CaseLinesTest, AMissingFieldNamesItsLine) {
+  auto open = [](std::string text) {
+    return [text]() -> Result<std::unique_ptr<ByteSource>> { return std::unique_ptr<ByteSource>(std::make_unique<StringByteSource>(text)); };
+  };
+  auto id = ComputeCaseLinesIdentity(open(std::string(kA) + "\n" + R"({"id":"00000000-0000-4000-8000-000000000002"})"),
+                                     Options());
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(id.status().path(), "line 2: $.cases[1].input") << id.status().ToString();
+  EXPECT_EQ(id.status().message(), "missing required field");
+}
+
+// Issue 34: a JSON Lines case is stored inside a batch record, one level
+// deeper than submitted; a line is admitted only if its record can be read.
+TEST(CaseLinesTest, NestingIsDecidedAtTheStoredDepth) {
+  auto nested = [](size_t depth) {  // a case object nesting `depth` levels
+    std::string inner;
+    for (size_t i = 2; i < depth; ++i) inner += "[";
+    for (size_t i = 2; i < depth; ++i) inner += "]";
+    return R"({"id":"00000000-0000-4000-8000-000000000001","input":{"prompt":"a","deep":)" +
+           (depth > 2 ? inner : std::string("0")) + "}}";
+  };
+  ASSERT_TRUE(json::Parse(nested(127)).ok());  // the line itself is valid JSON
+  ASSERT_FALSE(json::Parse(nested(128)).ok());
+  auto fits = Cases(nested(126) + "\n", Options());
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  // Its stored record nests 127 levels: readable.
+  json::Object record;
+  record.Set("source", *json::Parse(nested(126)));
+  std::string record_text;
+  ASSERT_TRUE(json::WriteCanonical(json::Value(std::move(record)), &record_text).ok());
+  EXPECT_TRUE(json::Parse(record_text).ok());
+
+  const std::string a = kA;
+  Status deep = LinesError(a + "\n" + nested(127) + "\n");
+  EXPECT_EQ(deep.code(), StatusCode::kLimitExceeded) << deep.ToString();
+  EXPECT_EQ(deep.path(), "line 2");
+  EXPECT_EQ(deep.message(),
+            "the case nests deeper than 126 levels; it is stored inside a batch record one level deeper, and stored "
+            "JSON nests at most 127 levels");
+  ASSERT_TRUE(deep.offset().has_value());
+  EXPECT_GT(*deep.offset(), a.size());
 }
 
 // --- derive-ids -------------------------------------------------------------
@@ -299,6 +397,41 @@ TEST(CaseLinesDeriveTest, EqualValuesGiveEqualIds) {
   const std::string id = "\"id\":\"eb0c1aea-421a-54d4-96a5-af0e44d79314\"";
   EXPECT_NE((*cases)[0].find(id), std::string::npos);
   EXPECT_NE((*cases)[1].find(id), std::string::npos);
+}
+
+// Issue 34: with derived ids, a duplicate is named by the user's own values
+// and lines, not by the UUIDs the user never wrote.
+TEST(CaseLinesDeriveTest, ADuplicateNamesTheUsersValueAndLines) {
+  const std::string text =
+      "{\"input\":{\"prompt\":\"a\"},\"metadata\":{\"k\":\"evalset-00001\"}}\n"
+      "{\"input\":{\"prompt\":\"b\"},\"metadata\":{\"k\":\"evalset-00002\"}}\n"
+      "{\"input\":{\"prompt\":\"c\"},\"metadata\":{\"k\":\"evalset-00001\"}}\n";
+  const CaseLinesOptions options = Options("metadata.k");
+  // The duplicate-ID check as ingestion runs it, over the derived ids.
+  auto check = CaseIdUniquenessCheck::Start(BudgetConfig::Defaults(), std::filesystem::temp_directory_path());
+  ASSERT_TRUE(check.ok()) << check.status().ToString();
+  StringByteSource first_pass(text);
+  int32_t ordinal = 0;
+  ASSERT_TRUE(ForEachCaseLine(first_pass, options, [&](const json::Value& c) {
+                return check->Add(*Uuid::Parse(c.as_object().Find("id")->as_string()), ordinal++);
+              }).ok());
+  Status duplicate = check->Finish();
+  ASSERT_EQ(duplicate.path(), "$.cases[2].id") << duplicate.ToString();
+  const std::string uuid = DeriveCaseId("evalset-00001")->ToString();
+  EXPECT_NE(duplicate.message().find(uuid), std::string_view::npos);
+
+  StringByteSource again(text);
+  Status named = NameDerivedDuplicate(duplicate, again, options);
+  EXPECT_EQ(named.code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(named.path(), "line 3: $.cases[2].id");
+  EXPECT_EQ(named.message(), "metadata.k \"evalset-00001\" repeats the value on line 1, and equal values derive "
+                             "equal case ids (`derive_ids` gave both " + uuid + ") (1 case repeats an earlier id)");
+  // Without derived ids, or for another error, nothing changes.
+  StringByteSource third(text);
+  EXPECT_EQ(NameDerivedDuplicate(duplicate, third, Options()).ToString(), duplicate.ToString());
+  StringByteSource fourth(text);
+  Status other = InvalidFormat("x").WithPath("$.cases[2].id");
+  EXPECT_EQ(NameDerivedDuplicate(other, fourth, options).ToString(), other.ToString());
 }
 
 TEST(CaseLinesDeriveTest, RefusesACaseThatHasAnId) {

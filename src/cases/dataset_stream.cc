@@ -54,13 +54,29 @@ Status Located(Status s, const std::string& path) {
   return std::move(s).WithPath(path);
 }
 
+// A file of JSON Lines read as a dataset document fails at the second line
+// with trailing data after a first object that has no `cases`: say what it
+// looks like and how to read it (issue 34).
+Status WithJsonLinesHint(Status s, const DatasetSourceFields& sf) {
+  if (s.code() != StatusCode::kParseError || sf.cases_present ||
+      !s.message().starts_with("trailing characters after the JSON value")) {
+    return s;
+  }
+  Status hinted(s.code(), std::string(s.message()) +
+                              "; the input holds more than one JSON value and the first has no \"cases\": it looks "
+                              "like JSON Lines (one case per line), which is read with `format` jsonl and a "
+                              "`dataset_id`");
+  if (!s.path().empty()) hinted = std::move(hinted).WithPath(std::string(s.path()));
+  return s.offset() ? std::move(hinted).WithOffset(*s.offset()) : hinted;
+}
+
 }  // namespace
 
 Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const DatasetStreamLimits& limits) {
   json::Tokenizer tok(source, TokenizerFor(limits));
   DatasetSourceFields sf;
   size_t canonical_bytes = 0;  // of the members read so far
-  VIGILO_RETURN_IF_ERROR(WalkTopLevel(tok, [&](const std::string& key) -> Status {
+  Status walked = WalkTopLevel(tok, [&](const std::string& key) -> Status {
     if (key != "cases") {
       auto read = tok.ReadValue(limits.max_field_bytes);
       if (!read.ok()) return Located(read.status(), "$." + key);
@@ -83,7 +99,8 @@ Result<DatasetSourceFields> ReadDatasetSourceFields(ByteSource& source, const Da
       VIGILO_RETURN_IF_ERROR(tok.SkipValue());
     }
     return LeaveCases(tok);
-  }));
+  });
+  VIGILO_RETURN_IF_ERROR(WithJsonLinesHint(std::move(walked), sf));
   VIGILO_RETURN_IF_ERROR(sf.Validate());
   return sf;
 }

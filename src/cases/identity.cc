@@ -104,13 +104,17 @@ Status WithIdHint(Status s, const std::string& case_path) {
 
 }  // namespace
 
+Result<TypedCase> ValidateSubmittedCase(const json::Value& source, uint64_t index) {
+  std::string path = "$.cases[" + std::to_string(index) + "]";
+  Result<TypedCase> validated = ValidateCase(source, path);
+  if (!validated.ok()) return WithIdHint(validated.status(), path);
+  return validated;
+}
+
 Result<CaseHash> DatasetIdentityBuilder::AddCase(const json::Value& source) {
   if (finished_) return InvalidArgument("AddCase after Finish");
   if (!cases_present_) return InvalidArgument("the dataset has no \"cases\" field, so it cannot have cases");
-  std::string path = "$.cases[" + std::to_string(count_) + "]";
-  Result<TypedCase> validated = ValidateCase(source, path);
-  if (!validated.ok()) return WithIdHint(validated.status(), path);
-  TypedCase typed = std::move(validated).value();
+  VIGILO_ASSIGN_OR_RETURN(TypedCase typed, ValidateSubmittedCase(source, count_));
   CaseHash hash = NormalizedCaseHash(typed);
   std::string bytes;
   VIGILO_RETURN_IF_ERROR(AppendCanonicalCase(source, count_, &bytes));

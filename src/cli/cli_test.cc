@@ -282,6 +282,46 @@ TEST(CliTest, DatasetIdentityTextAndJson) {
                             version + "\"\n}\n");
 }
 
+// Issue 34: `dataset identity` reads JSON Lines as `dataset ingest` does
+// (the same flags, the same assembled document), and a .json file that
+// holds JSON Lines is told how to read it.
+TEST(CliTest, DatasetIdentityOfJsonLines) {
+  const std::string a = R"({"id":"00000000-0000-4000-8000-000000000001","input":{"prompt":"a"}})";
+  const std::string b = R"({"id":"00000000-0000-4000-8000-000000000002","input":{"prompt":"b"}})";
+  const std::string lines = TempPath("identity-lines.jsonl");
+  std::ofstream(lines, std::ios::binary) << "\xef\xbb\xbf" << a << "\r\n" << b << "\r\n\r\n";
+  const std::string doc = TempPath("identity-doc.json");
+  std::ofstream(doc, std::ios::binary) << R"({"cases":[)" << a << "," << b << R"(],"dataset_id":"ids"})";
+  CliRun from_lines = Vigilo("dataset identity --json --dataset-id ids " + lines);
+  EXPECT_EQ(from_lines.exit_code, 0) << from_lines.err;
+  CliRun from_doc = Vigilo("dataset identity --json " + doc);
+  EXPECT_EQ(from_doc.exit_code, 0) << from_doc.err;
+  EXPECT_EQ(from_lines.out, from_doc.out);
+  EXPECT_NE(from_lines.out.find("\"case_count\":2"), std::string::npos) << from_lines.out;
+
+  CliRun no_id = Vigilo("dataset identity " + lines);
+  EXPECT_EQ(no_id.exit_code, kExitUsage);
+  EXPECT_EQ(no_id.err, "vigilo: invalid_argument: --dataset-id is required for JSON Lines input\n");
+
+  const std::string misnamed = TempPath("identity-lines.json");
+  std::ofstream(misnamed, std::ios::binary) << a << "\n" << b << "\n";
+  CliRun wrong = Vigilo("dataset identity " + misnamed);
+  EXPECT_EQ(wrong.exit_code, 3) << wrong.err;
+  EXPECT_NE(wrong.err.find("it looks like JSON Lines (one case per line), which is read with --format jsonl and a "
+                           "--dataset-id"),
+            std::string::npos)
+      << wrong.err;
+  CliRun right = Vigilo("dataset identity --json --format jsonl --dataset-id ids " + misnamed);
+  EXPECT_EQ(right.out, from_doc.out) << right.err;
+
+  const std::string missing = TempPath("identity-missing.jsonl");
+  std::ofstream(missing, std::ios::binary) << a << "\n" << R"({"id":"00000000-0000-4000-8000-000000000002"})" << "\n";
+  CliRun field = Vigilo("dataset identity --dataset-id ids " + missing);
+  EXPECT_EQ(field.exit_code, 4);
+  EXPECT_EQ(field.err, "vigilo: invalid_format: line 2: $.cases[1].input: missing required field (at byte " +
+                           std::to_string(a.size() + 1) + ")\n");
+}
+
 // With no control database nothing was ever recorded: a sentence in text,
 // nothing at all with --json (zero records).
 TEST(CliTest, StoreCleanupWithNothingRecorded) {
@@ -746,6 +786,18 @@ TEST(CliTest, UsageErrors) {
   expect_usage("hash --sha256 --blake3 x", "vigilo: invalid_argument: hash: --blake3 excludes --sha256\n");
   expect_usage("json", "vigilo: invalid_argument: json: a command is required: one of canon, check (see vigilo help "
                        "json)\n");
+  // Issue 34: --help after a word that names no command is the same usage
+  // error, not a parent's help with exit 0.
+  expect_usage("index nosuchcommand --help", "vigilo: invalid_argument: index: unknown command 'nosuchcommand'\n");
+  expect_usage("catalog --help", "vigilo: invalid_argument: unknown command 'catalog'\n");
+  expect_usage("index biuld -h", "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");
+  expect_usage("index --frobnicate --help", "vigilo: invalid_argument: index: unknown flag --frobnicate\n");
+  // Help of a real command, with or without its arguments, is still help.
+  for (const char* help : {"index --help", "index build --help", "dataset ingest x.json --help", "--help"}) {
+    CliRun r = Vigilo(help);
+    EXPECT_EQ(r.exit_code, 0) << help;
+    EXPECT_NE(r.out.find("Usage: "), std::string::npos) << help;
+  }
 }
 
 TEST(ExitCodeTest, TableIsStable) {

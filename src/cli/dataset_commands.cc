@@ -10,7 +10,10 @@
 
 #include "budget_flags.h"
 #include "commands.h"
+#include "dataset_input.h"
 #include "output.h"
+#include "published_roots.h"
+#include "vigilo/cases/case_lines.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
 #include "vigilo/cases/object_io.h"
@@ -95,18 +98,31 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   RegisterDatasetIngestCommand(dataset, action);
   RegisterDatasetReadCommands(dataset, action);
 
-  struct IdentityArgs {
-    std::string file;
+  struct IdentityArgs : DatasetInputFlags {
     OutputFlags output;
   };
   auto id_args = std::make_shared<IdentityArgs>();
   auto* identity = dataset->add_subcommand(
-      "identity", "Print the dataset hash, dataset-version UUID and case count of a dataset JSON file");
-  identity->add_option("file", id_args->file, "Dataset JSON file")->required();
+      "identity",
+      "Print the dataset hash, dataset-version UUID and case count of a dataset file (JSON document, or JSON Lines "
+      "of cases read as ingest reads them)");
+  identity->add_option("file", id_args->file, "Dataset JSON file, or .jsonl/.ndjson of cases")->required();
+  AddDatasetInputFlags(identity, id_args.get());
   AddJsonFlags(identity, &id_args->output);
   identity->callback([id_args, action] {
     *action = [id_args]() -> Status {
-      VIGILO_ASSIGN_OR_RETURN(cases::DatasetIdentity id, cases::ComputeDatasetIdentity(id_args->file));
+      VIGILO_ASSIGN_OR_RETURN(engine::IngestInput input, InputFromFlags(*id_args));
+      Result<cases::DatasetIdentity> computed =
+          input.format == engine::InputFormat::kCaseLines
+              ? cases::ComputeCaseLinesIdentity(
+                    [&input]() -> Result<std::unique_ptr<ByteSource>> {
+                      VIGILO_ASSIGN_OR_RETURN(auto source, FileByteSource::Open(input.path));
+                      return std::unique_ptr<ByteSource>(std::move(source));
+                    },
+                    input.lines)
+              : cases::ComputeDatasetIdentity(input.path);
+      if (!computed.ok()) return UnderFlag(computed.status());
+      const cases::DatasetIdentity& id = *computed;
       Record r;
       r.Add("dataset_hash", json::Value(id.dataset_hash));
       r.Add("dataset_version_id", json::Value(id.dataset_version_id.ToString()));

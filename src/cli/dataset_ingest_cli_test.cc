@@ -85,9 +85,22 @@ TEST_F(IngestCliTest, AnIdThatIsNoUuidPointsToDerivedIds) {
   CliRun own = Vigilo("dataset ingest own-ids.jsonl --store ./store --dataset-id own -q");
   EXPECT_EQ(own.exit_code, 4) << own.err;
   EXPECT_EQ(own.err,
-            "vigilo: invalid_format: $.cases[0].id: UUID must be 36 characters, got 13; a case id is a lowercase "
+            "vigilo: invalid_format: line 1: $.cases[0].id: UUID must be 36 characters, got 13; a case id is a lowercase "
             "UUID (8-4-4-4-12): to keep ids of your own, put them under metadata (e.g. metadata.key) in JSON Lines "
-            "and ingest with --derive-ids metadata.key, which derives each UUID from them\n");
+            "and ingest with --derive-ids metadata.key, which derives each UUID from them (at byte 0)\n");
+
+  // With --derive-ids, a repeated value is named as the user wrote it, with
+  // its lines, and nothing is published.
+  Write("keys.jsonl",
+        "{\"input\":{\"prompt\":\"a\"},\"metadata\":{\"key\":\"evalset-00000\"}}\n"
+        "{\"input\":{\"prompt\":\"b\"},\"metadata\":{\"key\":\"evalset-00000\"}}\n");
+  CliRun dup = Vigilo("dataset ingest keys.jsonl --store ./store --dataset-id keys --derive-ids metadata.key -q");
+  EXPECT_EQ(dup.exit_code, 4) << dup.err;
+  EXPECT_EQ(dup.err.rfind("vigilo: invalid_format: line 2: $.cases[1].id: metadata.key \"evalset-00000\" repeats the "
+                          "value on line 1, and equal values derive equal case ids (--derive-ids gave both ",
+                          0),
+            0u)
+      << dup.err;
 }
 
 TEST_F(IngestCliTest, BadFlagsAreRefusedBeforeAnythingIsRead) {

@@ -7,6 +7,7 @@
 
 #include "budget_flags.h"
 #include "commands.h"
+#include "dataset_input.h"
 #include "interrupt.h"
 #include "output.h"
 #include "progress.h"
@@ -20,16 +21,11 @@
 namespace vigilo::cli {
 namespace {
 
-struct IngestArgs {
-  std::string file;
+struct IngestArgs : DatasetInputFlags {
   std::string store;
   std::string stores_file;
   std::string name;
   bool replace = false;
-  std::string format;  // "", "json", "jsonl"
-  std::string dataset_id;
-  std::optional<std::string> dataset_version;
-  std::string derive_ids;
   BudgetFlags budget;
   bool quiet = false;
   OutputFlags output;
@@ -40,7 +36,7 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 }
 
 // --format, else the file name: .jsonl/.ndjson are JSON Lines.
-Result<engine::InputFormat> ChooseFormat(const IngestArgs& a) {
+Result<engine::InputFormat> ChooseFormat(const DatasetInputFlags& a) {
   if (a.format == "json") return engine::InputFormat::kDatasetJson;
   if (a.format == "jsonl") return engine::InputFormat::kCaseLines;
   if (!a.format.empty()) return InvalidArgument("--format: expected json or jsonl, got '" + a.format + "'");
@@ -48,8 +44,10 @@ Result<engine::InputFormat> ChooseFormat(const IngestArgs& a) {
   return engine::InputFormat::kDatasetJson;
 }
 
+}  // namespace
+
 // Everything the flags decide, checked before any input is read.
-Result<engine::IngestInput> InputFromFlags(const IngestArgs& a) {
+Result<engine::IngestInput> InputFromFlags(const DatasetInputFlags& a) {
   engine::IngestInput input;
   input.path = a.file;
   VIGILO_ASSIGN_OR_RETURN(input.format, ChooseFormat(a));
@@ -77,6 +75,20 @@ Result<engine::IngestInput> InputFromFlags(const IngestArgs& a) {
   }
   return input;
 }
+
+void AddDatasetInputFlags(CLI::App* cmd, DatasetInputFlags* a) {
+  cmd->add_option("--format", a->format, "json (a dataset document) or jsonl (one case per line); default: by "
+                                         "file extension")
+      ->type_name("FORMAT");
+  cmd->add_option("--dataset-id", a->dataset_id, "JSON Lines: the dataset_id of the submitted document");
+  cmd->add_option("--dataset-version", a->dataset_version, "JSON Lines: its dataset_version (default: absent)");
+  cmd->add_option("--derive-ids", a->derive_ids,
+                  "JSON Lines: give each case the id UUIDv5(metadata.FIELD); the id becomes part of the stored "
+                  "case")
+      ->type_name("metadata.FIELD");
+}
+
+namespace {
 
 std::string_view PhaseLabel(const std::string& phase) {
   if (phase == "reading") return "reading input";
@@ -170,15 +182,7 @@ void RegisterDatasetIngestCommand(CLI::App* dataset, Action* action) {
   cmd->add_option("--stores", a->stores_file, kStoresFlagHelp);
   cmd->add_option("--name", a->name, "Name to publish under (default: the dataset_id)");
   cmd->add_flag("--replace", a->replace, "Replace the dataset the name holds (it stays in the name's history)");
-  cmd->add_option("--format", a->format, "json (a dataset document) or jsonl (one case per line); default: by "
-                                         "file extension")
-      ->type_name("FORMAT");
-  cmd->add_option("--dataset-id", a->dataset_id, "JSON Lines: the dataset_id of the submitted document");
-  cmd->add_option("--dataset-version", a->dataset_version, "JSON Lines: its dataset_version (default: absent)");
-  cmd->add_option("--derive-ids", a->derive_ids,
-                  "JSON Lines: give each case the id UUIDv5(metadata.FIELD); the id becomes part of the stored "
-                  "case")
-      ->type_name("metadata.FIELD");
+  AddDatasetInputFlags(cmd, a.get());
   AddWriterBudgetFlags(cmd, &a->budget);
   cmd->add_flag("-q,--quiet", a->quiet, "No progress bar and no summary on stderr");
   AddJsonFlags(cmd, &a->output);

@@ -32,7 +32,8 @@ namespace {
 // The library's setting names a CLI flag of the same name (dashes for
 // underscores) sets. Budget settings have their own table (budget_flags.h).
 constexpr std::string_view kFlagSettings[] = {
-    "base",   "base_format", "base_vector_field", "columns", "derive_ids", "embed_model", "iterations",
+    "base",   "base_format", "base_vector_field", "columns", "dataset_id", "dataset_version", "derive_ids",
+    "embed_model", "format", "iterations",
     "k",      "key",         "metric",            "nlist",   "out",        "roots",       "sample",
     "shard", "skip_unembeddable",     "source",            "source_row_group_rows", "store",       "text_field",
     "threads", "vector_field"};

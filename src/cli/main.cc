@@ -34,6 +34,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // --help after a word that names no command ("vigilo index nosuch
+    // --help", "vigilo catalog --help") would print a parent's help and
+    // exit 0: it is the usage error the same line without --help is.
+    if (e.get_exit_code() == 0 && !app.remaining(true).empty()) {
+      std::fprintf(stderr, "vigilo: %s\n", vigilo::cli::UsageMessage(app, e).c_str());
+      return vigilo::cli::kExitUsage;
+    }
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "vigilo: %s\n", vigilo::cli::UsageMessage(app, e).c_str());
     return vigilo::cli::kExitUsage;

@@ -1,5 +1,7 @@
 #include "attempt_writer.h"
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "vigilo/common/paths.h"
@@ -17,7 +19,19 @@ bool Retryable(StatusCode code) {
 
 Status WithSuffix(const Status& s, const std::string& suffix) {
   Status out(s.code(), std::string(s.message()) + suffix);
-  return s.path().empty() ? out : std::move(out).WithPath(std::string(s.path()));
+  if (!s.path().empty()) out = std::move(out).WithPath(std::string(s.path()));
+  return s.offset() ? std::move(out).WithOffset(*s.offset()) : out;
+}
+
+// An io_error a rerun cannot cure: the store refused this user (EACCES,
+// EPERM) or is mounted read-only (EROFS). ErrnoStatus puts strerror's text
+// in the message; that text is all that is left of the errno here.
+bool NeedsAFix(const Status& s) {
+  if (s.code() != StatusCode::kIoError) return false;
+  for (int err : {EACCES, EPERM, EROFS}) {
+    if (s.message().find(std::strerror(err)) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
 // The root reference a published record holds (its canonical JSON value).
@@ -180,6 +194,12 @@ Result<std::optional<cases::VerifiedObject>> AttemptWriter::FetchPublishedRoot(c
   return std::optional<cases::VerifiedObject>(std::move(object));
 }
 
+std::optional<std::string> AttemptWriter::OtherStoreOf(const control::RootRecord& record) {
+  Result<control::AttemptRecord> owner = control_.GetAttempt(record.attempt);
+  if (!owner.ok() || owner->store == target_.ledger_store_id) return std::nullopt;
+  return owner->store;
+}
+
 void AttemptWriter::AbandonAndClean() {
   if (!lease_) return;
   if (control_.Abandon(*lease_).ok()) {
@@ -192,6 +212,12 @@ Status AttemptWriter::OnFailure(const Status& error) {
   if (!lease_ || error.code() == StatusCode::kFenced) return error;  // not ours any more
   if (name_taken_ || Retryable(error.code())) {
     if (control_.RenewLease(*lease_, 1).ok()) {
+      if (NeedsAFix(error)) {
+        return WithSuffix(error, "; a rerun alone cannot cure this: make that path writable for this user (its "
+                                 "owner and permissions, and a file system not mounted read-only) or write "
+                                 "elsewhere; attempt " + control::AttemptName(lease_->attempt) +
+                                     " is kept, and the same command resumes it once that is fixed");
+      }
       return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
                                    " is kept; rerunning the same command resumes it)");
     }

@@ -71,6 +71,10 @@ class AttemptWriter {
   Result<std::optional<cases::VerifiedObject>> FetchPublishedRoot(const control::RootRecord& record,
                                                                   uint64_t max_bytes);
 
+  // The ledger id of the store a published record's attempt wrote to, when
+  // that is not this writer's store (nullopt when it is, or is unknown).
+  std::optional<std::string> OtherStoreOf(const control::RootRecord& record);
+
   // PublishRoot's `same` for a root whose manifest `decode` reads and
   // `equal(theirs, mine)` compares: the name's current root fetched
   // (FetchPublishedRoot; a root in another store is never the same), decoded
@@ -95,7 +99,9 @@ class AttemptWriter {
   // value, or for a retryable code (unavailable, deadline_exceeded,
   // cancelled, io_error), the attempt stays resumable and
   // its lease is released so a rerun takes it over at once (the message
-  // says so); otherwise it is abandoned and cleaned. Returns the status to
+  // says so); otherwise it is abandoned and cleaned. An io_error that is a
+  // refused permission or a read-only file system is not cured by a rerun:
+  // its message says what to fix first (issue 34). Returns the status to
   // report.
   Status OnFailure(const Status& error);
 

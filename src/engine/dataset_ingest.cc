@@ -9,6 +9,7 @@
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/dataset_writer.h"
+#include "vigilo/cases/identity.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/control/cleanup.h"
@@ -89,7 +90,11 @@ Status CheckRequest(const IngestInput& input, const IngestOptions& options, cons
     return InvalidArgument("the scratch directory " + options.scratch_dir.string() + " does not exist")
         .WithPath("scratch_dir");
   }
-  if (input.format == InputFormat::kCaseLines) VIGILO_RETURN_IF_ERROR(cases::ValidateCaseLinesOptions(input.lines));
+  if (input.format == InputFormat::kCaseLines) {
+    cases::CaseLinesOptions lines = input.lines;
+    lines.limits.max_source_fields_bytes = options.budget.source_fields_max_bytes;
+    VIGILO_RETURN_IF_ERROR(cases::ValidateCaseLinesOptions(lines));
+  }
   return CheckWriteTarget(target);
 }
 
@@ -109,9 +114,13 @@ Result<std::string> AdmissionRecord(const IngestInput& input, const cases::Budge
   if (input.format == InputFormat::kCaseLines) {
     json::Object lines;
     lines.Set("dataset_id", json::Value(input.lines.dataset_id));
-    lines.Set("dataset_version",
-                       input.lines.dataset_version ? json::Value(*input.lines.dataset_version) : json::Value());
-    lines.Set("derive_ids_from", json::Value(input.lines.derive_ids_from));
+    // The version and the derive field are recorded by their BLAKE3 (hex):
+    // they are bounded only by the source-fields budget (8 MiB), the ledger
+    // record by the control store's 64 KiB (issue 34).
+    lines.Set("dataset_version_blake3",
+              input.lines.dataset_version ? json::Value(HexEncode(Blake3(*input.lines.dataset_version)))
+                                          : json::Value());
+    lines.Set("derive_ids_from_blake3", json::Value(HexEncode(Blake3(input.lines.derive_ids_from))));
     o.Set("lines", json::Value(std::move(lines)));
   }
   o.Set("logical_key_max_bytes", json::Value::Uint(b.logical_key_max_bytes));
@@ -139,6 +148,9 @@ class Ingestion {
     // encoded record, whose error names the case's ordinal and id: read any
     // case a format-valid batch could hold (one case at a time).
     stream_limits_.max_case_bytes = bb::kMaxBatchBytes;
+    // The top-level fields are held to the configured budget, in either
+    // format (the writer holds the source-fields object to it as well).
+    stream_limits_.max_source_fields_bytes = options.budget.source_fields_max_bytes;
   }
 
   Result<IngestResult> Run() {
@@ -194,6 +206,18 @@ class Ingestion {
       VIGILO_ASSIGN_OR_RETURN(source_fields_, cases::ReadDatasetSourceFields(counted, stream_limits_));
     } else {
       VIGILO_ASSIGN_OR_RETURN(source_fields_, cases::CaseLinesSourceFields(input_.lines));
+      // Every line is parsed and its case checked here, before an attempt
+      // is taken or anything written (a dataset document's pass one
+      // tokenizes the whole input for the same reason): a bad line, a line
+      // nesting deeper than its stored record allows, or a bad case is
+      // refused naming its line (issue 34).
+      cases::CaseLinesOptions lines = input_.lines;
+      lines.limits = stream_limits_;
+      uint64_t index = 0;
+      VIGILO_RETURN_IF_ERROR(cases::ForEachCaseLine(counted, lines, [&](const json::Value& c) -> Status {
+        if ((index & 1023) == 0) VIGILO_RETURN_IF_ERROR(CheckCancelled());
+        return cases::ValidateSubmittedCase(c, index++).status();
+      }));
     }
     VIGILO_RETURN_IF_ERROR(Drain(counted));
     input_bytes_ = counted.bytes();
@@ -227,7 +251,9 @@ class Ingestion {
       lines.limits = stream_limits_;
       VIGILO_RETURN_IF_ERROR(cases::ForEachCaseLine(counted, lines, add));
     }
-    VIGILO_ASSIGN_OR_RETURN(cases::WrittenDataset written, writer.Finish());
+    Result<cases::WrittenDataset> finished = writer.Finish();
+    if (!finished.ok()) return NameDuplicate(std::move(finished).take_status());
+    cases::WrittenDataset written = std::move(finished).value();
 
     // Publication requires bounded verification of every descendant (seed
     // 004): read back from the store, decoded by the reader, not the writer.
@@ -247,6 +273,17 @@ class Ingestion {
     return result;
   }
 
+  // With derived ids, a duplicate id is named by the user's own values
+  // (read again from the input), not by the UUIDs derived from them.
+  Status NameDuplicate(Status status) {
+    if (input_.format != InputFormat::kCaseLines || input_.lines.derive_ids_from.empty()) return status;
+    Result<std::unique_ptr<ByteSource>> reader = spool_->OpenReader();
+    if (!reader.ok()) return status;
+    cases::CaseLinesOptions lines = input_.lines;
+    lines.limits = stream_limits_;
+    return cases::NameDerivedDuplicate(std::move(status), **reader, lines);
+  }
+
   Status Publish(IngestResult& result) {
     std::optional<cases::DatasetManifest> theirs;
     auto same = writer_->SameRoot(
@@ -260,6 +297,13 @@ class Ingestion {
                                              std::to_string(theirs->batch_limits.max_bytes) +
                                              "); a published dataset is never repacked"
                                        : "another dataset";
+      // A root written to another store is not fetched (it may be another
+      // machine's directory), so whether it holds these cases is unknown:
+      // say only what is known (issue 34).
+      if (std::optional<std::string> elsewhere = writer_->OtherStoreOf(current)) {
+        what = "a dataset published from another store (" + *elsewhere +
+               "), whose objects are not compared with these";
+      }
       return NameHoldsOther("name", name_, what, current.version);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,

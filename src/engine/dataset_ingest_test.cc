@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,11 +13,14 @@
 #include <set>
 #include <string>
 
+#include "vigilo/cases/case_lines.h"
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/common/file.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 #include "vigilo/store/fault_store.h"
 #include "vigilo/store/governor.h"
@@ -304,6 +308,179 @@ TEST_F(IngestTest, EachBadInputIsASpecificErrorAndLeavesNothing) {
     ASSERT_TRUE(roots.ok());
     EXPECT_TRUE(roots->empty());
   }
+}
+
+// --- issue 34 -----------------------------------------------------------------
+
+// JSON Lines ingestion through the engine.
+class LinesIngestTest : public IngestTest {
+ protected:
+  Result<IngestResult> IngestLines(const std::string& text, cases::CaseLinesOptions lines,
+                                   IngestOptions options, store::ObjectStore* store = nullptr,
+                                   const std::string& ledger_store_id = "test-store") {
+    IngestInput input;
+    input.path = WriteInput("in.jsonl", text);
+    input.format = InputFormat::kCaseLines;
+    input.lines = std::move(lines);
+    IngestTarget target = Target(store != nullptr ? *store : *memory_);
+    target.ledger_store_id = ledger_store_id;
+    return IngestDataset(input, options, target);
+  }
+  static cases::CaseLinesOptions Lines(const std::string& derive = "") {
+    cases::CaseLinesOptions o;
+    o.dataset_id = "lines-set";
+    o.derive_ids_from = derive;
+    return o;
+  }
+  void ExpectNoAttempt(const std::string& name = "lines-set", size_t objects = 0) {
+    auto attempts = control_->ListAttempts(control::Namespace::kDatasets, name);
+    ASSERT_TRUE(attempts.ok());
+    EXPECT_TRUE(attempts->empty()) << "no attempt may begin for input refused by the first pass";
+    EXPECT_EQ(memory_->object_count(), objects);
+  }
+};
+
+// A case as submitted on one line, nesting `depth` levels.
+std::string DeepCase(int i, int depth) {
+  std::string open;
+  std::string close;
+  for (int d = 2; d < depth; ++d) {  // the case and `metadata` are two levels
+    open += "[";
+    close += "]";
+  }
+  std::string c = CaseJson(i);
+  c.pop_back();  // the final }
+  return c + R"(,"metadata":{"deep":)" + (depth > 2 ? open + close : std::string("0")) + "}}";
+}
+
+TEST_F(LinesIngestTest, ALineDeeperThanItsStoredRecordIsRefusedBeforeAnyWrite) {
+  // Stored one level deeper (inside its batch record): 126 is the most a
+  // line may nest, and 127 used to be written, then refused at read-back.
+  ASSERT_TRUE(json::Parse(DeepCase(2, 127)).ok());
+  std::string text = CaseJson(0) + "\n" + CaseJson(1) + "\n" + DeepCase(2, 127) + "\n";
+  auto r = IngestLines(text, Lines(), Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kLimitExceeded) << r.status().ToString();
+  EXPECT_EQ(r.status().path(), "line 3");
+  EXPECT_NE(r.status().message().find("deeper than 126 levels"), std::string_view::npos) << r.status().ToString();
+  ExpectNoAttempt();
+
+  auto fits = IngestLines(CaseJson(0) + "\n" + DeepCase(1, 126) + "\n", Lines(), Options());
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  ExpectReadable(fits->root, *memory_);
+}
+
+TEST_F(LinesIngestTest, ABadCaseNamesItsLineBeforeAnyWrite) {
+  std::string text = CaseJson(0) + "\n" + R"({"id":"00000000-0000-4000-8000-000000000001"})" + "\n";
+  auto r = IngestLines(text, Lines(), Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(r.status().path(), "line 2: $.cases[1].input") << r.status().ToString();
+  EXPECT_EQ(r.status().message(), "missing required field");
+  ExpectNoAttempt();
+}
+
+TEST_F(LinesIngestTest, TrailingBlankLinesCrLfAndALeadingBomStoreTheSameDataset) {
+  const std::string plain = CaseJson(0) + "\n" + CaseJson(1) + "\n";
+  auto a = IngestLines(plain, Lines(), Options());
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const std::string lenient = "\xef\xbb\xbf" + CaseJson(0) + "\r\n" + CaseJson(1) + "\r\n\r\n";
+  auto b = IngestLines(lenient, Lines(), Options());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->outcome, IngestOutcome::kUnchanged);
+  EXPECT_EQ(b->manifest.dataset_hash, a->manifest.dataset_hash);
+}
+
+TEST_F(LinesIngestTest, DuplicateDerivedIdsNameTheUsersValues) {
+  auto line = [](const std::string& prompt, const std::string& key) {
+    return R"({"input":{"prompt":")" + prompt + R"("},"metadata":{"key":")" + key + R"("}})" + "\n";
+  };
+  std::string text = line("a", "evalset-00000") + line("b", "evalset-00001") + line("c", "evalset-00000");
+  auto r = IngestLines(text, Lines("metadata.key"), Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidFormat);
+  EXPECT_EQ(r.status().path(), "line 3: $.cases[2].id");
+  EXPECT_EQ(std::string(r.status().message()).rfind("metadata.key \"evalset-00000\" repeats the value on line 1", 0),
+            0u)
+      << r.status().ToString();
+  EXPECT_EQ(memory_->object_count(), 0u);
+}
+
+TEST_F(LinesIngestTest, ALongDatasetVersionIsHeldToTheSourceFieldsBudget) {
+  // 70 KiB: more than the control store's 64 KiB ledger record, far less
+  // than the 8 MiB source-fields budget a dataset document is held to.
+  cases::CaseLinesOptions lines = Lines();
+  lines.dataset_version = std::string(70 << 10, 'v');
+  auto r = IngestLines(CaseJson(0) + "\n", lines, Options());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->manifest.dataset_version.has_value());
+  EXPECT_EQ(r->manifest.dataset_version->size(), size_t{70} << 10);
+  auto attempt = control_->GetAttempt(r->attempt);
+  ASSERT_TRUE(attempt.ok());
+  EXPECT_LT(attempt->admission_limits.size(), size_t{2048}) << "the version is recorded by its digest";
+
+  // Over the budget: refused naming the setting, before an attempt.
+  IngestOptions small = Options();
+  small.budget.source_fields_max_bytes = 64 << 10;
+  lines.dataset_id = "lines-set-2";
+  auto over = IngestLines(CaseJson(0) + "\n", lines, small);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kLimitExceeded) << over.status().ToString();
+  EXPECT_EQ(over.status().path(), "dataset_version");
+  ExpectNoAttempt("lines-set-2", r->objects_written);
+}
+
+TEST_F(LinesIngestTest, TheSameDatasetFromAnotherStoreIsNotCalledAnother) {
+  auto first = IngestLines(CaseJson(0) + "\n", Lines(), Options());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  store::MemoryStore elsewhere;
+  auto second = IngestLines(CaseJson(0) + "\n", Lines(), Options(), &elsewhere, "other-store");
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(second.status().message().find("already holds a dataset published from another store (test-store), "
+                                            "whose objects are not compared with these"),
+            std::string_view::npos)
+      << second.status().ToString();
+  EXPECT_EQ(second.status().message().find("another dataset"), std::string_view::npos);
+}
+
+// A store that refuses every create as a read-only directory would.
+class DeniedStore final : public store::ObjectStore {
+ public:
+  explicit DeniedStore(store::ObjectStore& inner) : inner_(inner) {}
+  const store::Capabilities& capabilities() const override { return inner_.capabilities(); }
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options) override {
+    return inner_.Get(key, options);
+  }
+  Result<store::ObjectInfo> Head(std::string_view key, const store::AttemptContext* attempt) override {
+    return inner_.Head(key, attempt);
+  }
+  Result<store::CreateResult> CreateIfAbsent(std::string_view key, std::span<const uint8_t>,
+                                             const store::AttemptContext*) override {
+    return ErrnoStatus(EACCES, "cannot create a temporary file", "/srv/store/" + std::string(key));
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key,
+                                                           const store::AttemptContext*) override {
+    return ErrnoStatus(EACCES, "cannot create a temporary file", "/srv/store/" + std::string(key));
+  }
+  Status Delete(std::string_view key, const store::AttemptContext* attempt) override {
+    return inner_.Delete(key, attempt);
+  }
+
+ private:
+  store::ObjectStore& inner_;
+};
+
+TEST_F(IngestTest, APermissionErrorSaysWhatToFixNotJustRerun) {
+  DeniedStore denied(*memory_);
+  auto r = Ingest(WriteInput("in.json", DatasetJson(3)), denied, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kIoError) << r.status().ToString();
+  const std::string_view m = r.status().message();
+  EXPECT_NE(m.find("a rerun alone cannot cure this: make that path writable for this user"),
+            std::string_view::npos)
+      << r.status().ToString();
+  EXPECT_EQ(m.find("rerunning the same command resumes it"), std::string_view::npos);
 }
 
 TEST_F(IngestTest, AFullValidationSpoolIsRefusedBeforeTheDiskFills) {

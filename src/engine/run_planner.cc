@@ -379,6 +379,13 @@ class Planning {
         [this](const cases::VerifiedObject& o) { return cases::RunPlanManifest::Decode(o, limits_); }, SamePlan,
         result.plan, theirs);
     auto refusal = [&](const control::RootRecord& current) -> Status {
+      // A root in another store is not fetched: say only what is known.
+      if (std::optional<std::string> elsewhere = writer_->OtherStoreOf(current)) {
+        return NameHoldsOther("run name", name_,
+                              "a plan published from another store (" + *elsewhere +
+                                  "), whose objects are not compared with these",
+                              current.version);
+      }
       return NameHoldsOther("run name", name_, "another plan", current.version);
     };
     VIGILO_ASSIGN_OR_RETURN(AttemptWriter::PublishedRoot published,

@@ -12,9 +12,18 @@
 #include "vigilo/cases/object_ref.h"
 #include "vigilo/cases/typed_case.h"
 #include "vigilo/common/result.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/value.h"
 
 namespace vigilo::cases {
+
+// How deep a case may nest: a batch record {"case_hash":…,"source":CASE}
+// holds the case one level deeper, and every stored JSON object nests at
+// most json::kMaxNestingDepth (127) levels, so a case nests at most 126. A
+// case inside a dataset document is two levels deep there (the document and
+// its `cases` array), so only JSON Lines input can reach the limit; its
+// reader refuses a deeper line before anything is written (issue 34).
+inline constexpr size_t kMaxCaseDepth = json::kMaxNestingDepth - 1;
 
 // A batching policy: close a batch at max_cases records or max_bytes encoded
 // bytes (header, records and every LF), whichever comes first.

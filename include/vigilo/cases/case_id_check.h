@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "vigilo/cases/budget.h"
 #include "vigilo/common/external_sort.h"
@@ -34,5 +36,18 @@ class CaseIdUniquenessCheck {
   explicit CaseIdUniquenessCheck(ExternalSorter sorter) : sorter_(std::move(sorter)) {}
   ExternalSorter sorter_;
 };
+
+// The duplicate a Finish error names (nullopt for any other status): the id,
+// the first ordinal that has it, the ordinal that repeats it, and the
+// parenthesis counting the repeats ("(1 case repeats an earlier id)").
+// JSON Lines ingestion with derived ids uses it to name the user's own
+// values instead of the UUIDs derived from them.
+struct DuplicateCaseId {
+  Uuid id;
+  int32_t first = 0;
+  int32_t repeat = 0;
+  std::string count;
+};
+std::optional<DuplicateCaseId> DuplicateCaseIdOf(const Status& status);
 
 }  // namespace vigilo::cases

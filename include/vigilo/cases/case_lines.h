@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,19 +47,40 @@ Result<DatasetSourceFields> CaseLinesSourceFields(const CaseLinesOptions& option
 
 // Calls `on_case` with each line's case in order (with `id` inserted when
 // deriving). Each line is one JSON object, parsed by the strict parser
-// (duplicate keys, invalid UTF-8 and a BOM are refused). Errors carry the
-// path `line N` (1-based) and the input offset. Blank (whitespace-only)
-// lines are refused (the same rule as `index build`), so line N is always
-// case N-1: `$.cases[N-1]` in typed-case errors from DatasetIdentityBuilder.
-// CR LF line ends are accepted (CR is JSON whitespace); a missing final LF
-// is accepted. A line longer than limits.max_case_bytes is LimitExceeded.
+// (duplicate keys and invalid UTF-8 are refused) and nesting at most
+// kMaxCaseDepth (126) levels, the depth a batch record stores it at one
+// level deeper (LimitExceeded naming the line). Errors carry the path `line
+// N` (1-based) and the input offset. Decisions (issue 34): a UTF-8 byte
+// order mark at the very start of the input is skipped (a BOM on any other
+// line is a ParseError saying to remove it); blank (whitespace-only) lines at
+// the end of the input are accepted and ignored, a blank line anywhere else
+// is InvalidFormat, so line N is always case N-1. CR LF line ends are
+// accepted (CR is JSON whitespace); a missing final LF is accepted. A line
+// longer than limits.max_case_bytes is LimitExceeded.
 // With derive_ids_from: a case that already has `id` is InvalidArgument
 // ("the case already has an \"id\"; …"), and the field must be present and
 // be a nonempty string (its UTF-8 bytes are the name) or a 64-bit integer
 // (its decimal text is the name), else InvalidFormat.
-// Errors returned by `on_case` are passed through unchanged.
+// An error `on_case` returns whose path names this case ("$.cases[N-1]…", as
+// typed-case errors do) gets the line in front ("line N: $.cases[N-1].input")
+// and the line's offset unless it has one; other errors are passed through.
 Status ForEachCaseLine(ByteSource& source, const CaseLinesOptions& options,
                        const std::function<Status(const json::Value& source_case)>& on_case);
+
+// Both passes over JSON Lines: the identities of the document assembled
+// from `options` and the lines, as ingestion computes them. `open` opens the
+// input afresh (once per pass).
+Result<DatasetIdentity> ComputeCaseLinesIdentity(const std::function<Result<std::unique_ptr<ByteSource>>()>& open,
+                                                 const CaseLinesOptions& options);
+
+// With derived ids, a duplicate-id error (DuplicateCaseIdOf) names UUIDs the
+// user never wrote: this reads `source` (the same input, from its start) for
+// the two cases' own values and says which lines repeat which value:
+// InvalidFormat at "line J: $.cases[J-1].id", "metadata.key \"x\" repeats the
+// value on line K, and equal values derive equal case ids (UUID …) (1 case
+// repeats an earlier id)". Any other status, or without derive_ids_from, is
+// returned unchanged.
+Status NameDerivedDuplicate(Status status, ByteSource& source, const CaseLinesOptions& options);
 
 // The namespace every derived id is generated under (documented):
 // UUIDv5(NameSpace_URL, "urn:vigilo:derived-case-id:v1")

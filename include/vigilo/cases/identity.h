@@ -41,6 +41,12 @@ CanonicalDatasetFrame FrameCanonicalDataset(const json::Object& fields, bool cas
 // is the first, then the case's canonical bytes.
 Status AppendCanonicalCase(const json::Value& source, uint64_t index, std::string* out);
 
+// The typed-case check DatasetIdentityBuilder::AddCase applies to the case
+// at `index` of a submitted document: ValidateCase at `$.cases[index]`, an
+// id that is no UUID pointing to `derive_ids`. Ingestion's first pass over
+// JSON Lines uses it to refuse a bad case before anything is written.
+Result<TypedCase> ValidateSubmittedCase(const json::Value& source, uint64_t index);
+
 // Starts from the submitted top-level fields (everything but `cases`) and
 // takes the cases one at a time in submitted order; retains no case.
 class DatasetIdentityBuilder {
