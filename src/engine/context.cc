@@ -33,13 +33,20 @@ Result<const store::StoreConfig*> Context::StoresConfig() {
     const Settings& s = options_.settings;
     store::StoreConfig config;
     if (s.stores_file) {
-      VIGILO_ASSIGN_OR_RETURN(config, store::StoreConfig::LoadFile(*s.stores_file, /*missing_is_empty=*/false));
+      VIGILO_ASSIGN_OR_RETURN(config, store::StoreConfig::LoadFile(*s.stores_file, /*missing_is_empty=*/false, backends_));
     } else if (s.default_stores_file) {
-      VIGILO_ASSIGN_OR_RETURN(config, store::StoreConfig::LoadFile(*s.default_stores_file, /*missing_is_empty=*/true));
+      VIGILO_ASSIGN_OR_RETURN(config, store::StoreConfig::LoadFile(*s.default_stores_file, /*missing_is_empty=*/true, backends_));
     }
     config_ = std::make_unique<store::StoreConfig>(std::move(config));
   }
   return config_.get();
+}
+
+Status Context::RegisterBackend(std::string scheme, std::shared_ptr<const store::Backend> backend) {
+  if (config_ != nullptr) {
+    return InvalidArgument("backends are registered before the stores config is read (it checks every entry's scheme)");
+  }
+  return backends_.Register(std::move(scheme), std::move(backend));
 }
 
 Status Context::RegisterStore(std::string alias, store::ObjectStore& store) {

@@ -22,6 +22,7 @@
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/publication_verify.h"
 #include "vigilo/store/caching_store.h"
+#include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/memory_store.h"
 #include "vigilo/store/prefixed_store.h"
 
@@ -102,6 +103,57 @@ TEST(LocatorTest, EachFormIsRecognised) {
   // A colon after the first '/' is part of a path; ./ makes any name a path.
   EXPECT_EQ(ParseLocator("pubs/a:b").value().kind, LocatorKind::kPath);
   EXPECT_EQ(ParseLocator("./a:b").value().kind, LocatorKind::kPath);
+}
+
+// A backend for a scheme of the test's own: every alias of it opens the
+// one memory store, and it records the settings it was given.
+class SharedMemoryBackend final : public store::Backend {
+ public:
+  explicit SharedMemoryBackend(store::MemoryStore& memory) : memory_(memory) {}
+  bool remote() const override { return false; }
+  Status CheckEntry(const store::StoreEntry&, const std::string&) const override { return Status::Ok(); }
+  Result<std::unique_ptr<store::ObjectStore>> Open(const store::StoreEntry& entry,
+                                                   const store::OpenOptions&) const override {
+    opened_with = entry.backend.is_object() ? entry.backend.as_object().Find("tier")->as_string() : "";
+    return std::unique_ptr<store::ObjectStore>(std::make_unique<store::ForwardingStore>(memory_));
+  }
+  mutable std::string opened_with;
+
+ private:
+  store::MemoryStore& memory_;
+};
+
+TEST(ContextBackendTest, AConfiguredAliasOfARegisteredSchemeOpensThroughItsBackend) {
+  const fs::path dir = fs::temp_directory_path() / ("vigilo-context-backend-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path stores = dir / "stores.json";
+  std::ofstream(stores) << R"({"stores":{"shelf":{"backend":{"tier":"cold"},"url":"mem://shelf"}},"version":1})";
+  store::MemoryStore memory;
+  const std::string bytes = "published bytes";
+  ASSERT_TRUE(memory.CreateIfAbsent("pubs/a/x.bin", std::span<const uint8_t>(
+                                                         reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()))
+                  .ok());
+  ContextOptions options;
+  options.settings.stores_file = stores.string();
+  options.settings.control = "memory:";
+  auto context = std::move(Context::Create(std::move(options))).value();
+  auto backend = std::make_shared<SharedMemoryBackend>(memory);
+  ASSERT_TRUE(context->RegisterBackend("mem", backend).ok());
+  EXPECT_EQ(context->RegisterBackend("mem", backend).code(), StatusCode::kInvalidArgument);
+
+  Result<store::ResolvedStore> shelf = context->OpenStore("shelf", {});
+  ASSERT_TRUE(shelf.ok()) << shelf.status().ToString();
+  EXPECT_EQ(backend->opened_with, "cold");
+  EXPECT_EQ(shelf->alias, "shelf");
+  Result<store::Bytes> got = shelf->store->Get("pubs/a/x.bin");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->view(), bytes);
+  // Read-only unless the entry declares it writable.
+  EXPECT_EQ(context->OpenStore("shelf", {.writable = true}).status().code(), StatusCode::kInvalidArgument);
+  // Once the config is read, its schemes are fixed.
+  EXPECT_EQ(context->RegisterBackend("other", backend).code(), StatusCode::kInvalidArgument);
+  fs::remove_all(dir);
 }
 
 TEST(LocatorTest, OtherUrlsAreRefusedWithoutBeingEchoed) {

@@ -85,7 +85,7 @@ Result<PublicationLocation> LocateAliasKey(Context& context, const Locator& loca
   out.display = locator.alias + ":" + (prefix.empty() ? name : prefix + "/" + name);
   VIGILO_ASSIGN_OR_RETURN(const store::StoreConfig* config, context.StoresConfig());
   if (const store::StoreEntry* entry = config->Find(locator.alias)) {
-    out.remote = entry->scheme != store::StoreScheme::kFile;
+    out.remote = entry->scheme != "file";
     out.cache_base = entry->url + "/" + prefix;
   }
   return out;

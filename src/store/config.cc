@@ -12,7 +12,6 @@
 #include "vigilo/json/parse.h"
 #include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/governor.h"
-#include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 
 namespace vigilo::store {
@@ -85,9 +84,10 @@ std::optional<std::string_view> UrlScheme(std::string_view s) {
   return scheme;
 }
 
-Result<StoreEntry> ParseEntry(const std::string& alias, const json::Value& value, const std::string& path) {
+Result<StoreEntry> ParseEntry(const std::string& alias, const json::Value& value, const std::string& path,
+                              const BackendRegistry& backends) {
   VIGILO_ASSIGN_OR_RETURN(const json::Object* object, ObjectAt(value, path));
-  VIGILO_RETURN_IF_ERROR(CheckMembers(*object, path, {"url"}, {"guarantees", "writable"}));
+  VIGILO_RETURN_IF_ERROR(CheckMembers(*object, path, {"url"}, {"backend", "guarantees", "writable"}));
   StoreEntry entry;
   entry.alias = alias;
 
@@ -96,20 +96,14 @@ Result<StoreEntry> ParseEntry(const std::string& alias, const json::Value& value
   if (!url.is_string()) return FieldError(url_path, "expected a string, got " + std::string(json::KindName(url.kind())));
   entry.url = url.as_string();
   std::optional<std::string_view> scheme = UrlScheme(entry.url);
-  if (!scheme) return FieldError(url_path, "not a URL (expected file://, http://, https:// or s3://)");
-  if (*scheme == "file") {
-    entry.scheme = StoreScheme::kFile;
+  if (!scheme) return FieldError(url_path, "not a URL (expected " + backends.SchemeList() + ")");
+  entry.scheme = std::string(*scheme);  // case-sensitive: FILE:// is no scheme of ours
+  const Backend* backend = backends.Find(entry.scheme);
+  if (backend == nullptr) return FieldError(url_path, "unsupported URL scheme (expected " + backends.SchemeList() + ")");
+  if (entry.scheme == "file") {
     Result<std::string> root = DecodeFileUrl(entry.url);
     if (!root.ok()) return FieldError(url_path, std::string(root.status().message()));
     entry.local_root = std::move(root).value();
-  } else if (*scheme == "http") {
-    entry.scheme = StoreScheme::kHttp;
-  } else if (*scheme == "https") {
-    entry.scheme = StoreScheme::kHttps;
-  } else if (*scheme == "s3") {
-    entry.scheme = StoreScheme::kS3;
-  } else {
-    return FieldError(url_path, "unsupported URL scheme (expected file://, http://, https:// or s3://)");
   }
 
   VIGILO_ASSIGN_OR_RETURN(entry.declared.writable, BoolAt(*object, path, "writable", false));
@@ -122,6 +116,11 @@ Result<StoreEntry> ParseEntry(const std::string& alias, const json::Value& value
     VIGILO_ASSIGN_OR_RETURN(entry.declared.conditional_create, BoolAt(*g, g_path, "conditional_create", false));
     VIGILO_ASSIGN_OR_RETURN(entry.declared.read_after_create, BoolAt(*g, g_path, "read_after_create", false));
   }
+  if (const json::Value* settings = object->Find("backend")) {
+    VIGILO_RETURN_IF_ERROR(ObjectAt(*settings, path + ".backend").status());
+    entry.backend = *settings;
+  }
+  VIGILO_RETURN_IF_ERROR(backend->CheckEntry(entry, path));
   return entry;
 }
 
@@ -203,17 +202,8 @@ Result<std::string> DecodeFileUrl(std::string_view url) {
   return path;
 }
 
-std::string_view StoreSchemeName(StoreScheme scheme) {
-  switch (scheme) {
-    case StoreScheme::kFile: return "file";
-    case StoreScheme::kHttp: return "http";
-    case StoreScheme::kHttps: return "https";
-    case StoreScheme::kS3: return "s3";
-  }
-  return "?";
-}
-
-Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view origin) {
+Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view origin,
+                                       const BackendRegistry& backends) {
   json::ParseOptions parse_options;
   parse_options.max_bytes = kMaxStoresConfigBytes;
   Result<json::Value> parsed = json::Parse(json, parse_options);
@@ -228,6 +218,7 @@ Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view o
   }
   StoreConfig config;
   config.origin_ = std::string(origin);
+  config.backends_ = &backends;
   auto parse = [&]() -> Status {
     VIGILO_ASSIGN_OR_RETURN(const json::Object* top, ObjectAt(*parsed, "$"));
     VIGILO_RETURN_IF_ERROR(CheckMembers(*top, "$", {"stores", "version"}, {}));
@@ -247,7 +238,7 @@ Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view o
       if (alias == kDefaultLocalAlias) {
         return FieldError(path, "the alias \"local\" is reserved for stores named by a path");
       }
-      VIGILO_ASSIGN_OR_RETURN(StoreEntry entry, ParseEntry(alias, value, path));
+      VIGILO_ASSIGN_OR_RETURN(StoreEntry entry, ParseEntry(alias, value, path, backends));
       config.entries_.emplace(alias, std::move(entry));
       ++index;
     }
@@ -257,17 +248,19 @@ Result<StoreConfig> StoreConfig::Parse(std::string_view json, std::string_view o
   return config;
 }
 
-Result<StoreConfig> StoreConfig::LoadFile(const std::string& path, bool missing_is_empty) {
+Result<StoreConfig> StoreConfig::LoadFile(const std::string& path, bool missing_is_empty,
+                                          const BackendRegistry& backends) {
   Result<std::string> bytes = ReadConfigFile(path);
   if (!bytes.ok()) {
     if (missing_is_empty && bytes.status().code() == StatusCode::kNotFound) {
       StoreConfig empty;
       empty.origin_ = path;
+      empty.backends_ = &backends;
       return empty;
     }
     return bytes.status();
   }
-  return Parse(*bytes, path);
+  return Parse(*bytes, path, backends);
 }
 
 std::unique_ptr<ObjectStore> DeclareCapabilities(std::unique_ptr<ObjectStore> inner, const Capabilities& declared) {
@@ -280,33 +273,21 @@ const StoreEntry* StoreConfig::Find(std::string_view alias) const {
 }
 
 Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry, const OpenOptions& options) {
-  if (entry.scheme == StoreScheme::kHttp || entry.scheme == StoreScheme::kHttps) {
-    // Read-only whatever the entry declares: write use is refused below.
-    if (options.governor == nullptr) {
-      return InvalidArgument("store alias " + Quoted(entry.alias) + ": a remote store is opened with a request governor");
-    }
-    Result<std::unique_ptr<ObjectStore>> opened = OpenHttpStore({.base_url = entry.url, .governor = options.governor});
-    if (!opened.ok()) {
-      return Status(opened.status().code(), "store alias " + Quoted(entry.alias) + ": " +
-                                                std::string(opened.status().message()));
-    }
-    if (options.writable) VIGILO_RETURN_IF_ERROR(RequireWritable(**opened, entry.alias));
-    return opened;
+  const BackendRegistry& backends = options.backends != nullptr ? *options.backends : BackendRegistry::Builtin();
+  auto named = [&](const Status& s) {
+    Status out(s.code(), "store alias " + Quoted(entry.alias) + ": " + std::string(s.message()));
+    return s.path().empty() ? out : std::move(out).WithPath(std::string(s.path()));
+  };
+  const Backend* backend = backends.Find(entry.scheme);
+  if (backend == nullptr) return named(InvalidArgument("no backend serves " + entry.scheme + ":// stores here"));
+  if (backend->remote() && options.governor == nullptr) {
+    return named(InvalidArgument("a remote store is opened with a request governor"));
   }
-  if (entry.scheme != StoreScheme::kFile) {
-    return Unimplemented("store alias " + Quoted(entry.alias) + ": " + std::string(StoreSchemeName(entry.scheme)) +
-                         ":// stores are not built yet");
-  }
-  LocalStoreOptions local;
-  local.writable = options.writable && entry.declared.writable;
-  local.create_root = options.create_root;
-  Result<std::unique_ptr<ObjectStore>> opened = OpenLocalStore(entry.local_root, local);
-  if (!opened.ok()) {
-    const Status& s = opened.status();
-    Status named(s.code(), "store alias " + Quoted(entry.alias) + ": " + std::string(s.message()));
-    return s.path().empty() ? named : std::move(named).WithPath(std::string(s.path()));
-  }
-  std::unique_ptr<ObjectStore> store = DeclareCapabilities(std::move(opened).value(), entry.declared);
+  Result<std::unique_ptr<ObjectStore>> opened = backend->Open(entry, options);
+  if (!opened.ok()) return named(opened.status());
+  std::unique_ptr<ObjectStore> store = std::move(opened).value();
+  if (backend->remote()) store = std::make_unique<GovernedStore>(std::move(store), *options.governor);
+  store = DeclareCapabilities(std::move(store), entry.declared);
   if (options.writable) VIGILO_RETURN_IF_ERROR(RequireWritable(*store, entry.alias));
   return store;
 }
@@ -314,7 +295,9 @@ Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry
 Result<ResolvedStore> ResolveStore(const StoreConfig& config, std::string_view spec, const OpenOptions& options) {
   if (spec.empty()) return InvalidArgument("the store is empty: give a configured alias or a directory");
   if (const StoreEntry* entry = config.Find(spec)) {
-    VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, options));
+    OpenOptions with_backends = options;
+    if (with_backends.backends == nullptr) with_backends.backends = &config.backends();
+    VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, with_backends));
     return ResolvedStore{entry->alias, std::move(store), entry->alias};
   }
   if (std::optional<std::string_view> scheme = UrlScheme(spec)) {
@@ -356,7 +339,7 @@ Result<ObjectStore*> StoreSet::ForAlias(std::string_view alias) {
     return NotFound("a reference names store alias " + Quoted(alias) + ", which is not configured" + where +
                     "; the store in use is " + Quoted(primary_.alias));
   }
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, OpenOptions{.governor = governor_}));
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> store, OpenConfiguredStore(*entry, OpenOptions{.governor = governor_, .backends = &config_.backends()}));
   ObjectStore* raw = store.get();
   opened_.emplace(std::string(alias), std::move(store));
   return raw;

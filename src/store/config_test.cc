@@ -13,6 +13,7 @@
 
 #include "vigilo/store/governor.h"
 #include "vigilo/store/local_store.h"
+#include "vigilo/store/memory_store.h"
 
 namespace vigilo::store {
 namespace {
@@ -86,7 +87,7 @@ TEST(StoreConfigTest, ParsesEntriesWithTheirDeclarations) {
   const StoreEntry* primary = config->Find("primary");
   ASSERT_NE(primary, nullptr);
   EXPECT_EQ(primary->alias, "primary");
-  EXPECT_EQ(primary->scheme, StoreScheme::kFile);
+  EXPECT_EQ(primary->scheme, "file");
   EXPECT_EQ(primary->local_root, "/srv/vigilo data");
   EXPECT_TRUE(primary->declared.writable);
   EXPECT_TRUE(primary->declared.conditional_create);
@@ -102,12 +103,12 @@ TEST(StoreConfigTest, ParsesEntriesWithTheirDeclarations) {
 
   const StoreEntry* lake = config->Find("lake");
   ASSERT_NE(lake, nullptr);
-  EXPECT_EQ(lake->scheme, StoreScheme::kS3);
+  EXPECT_EQ(lake->scheme, "s3");
   EXPECT_EQ(lake->url, "s3://bucket/prefix");
   EXPECT_FALSE(lake->declared.conditional_create);
   EXPECT_TRUE(lake->declared.read_after_create);
   ASSERT_NE(config->Find("web"), nullptr);
-  EXPECT_EQ(config->Find("web")->scheme, StoreScheme::kHttps);
+  EXPECT_EQ(config->Find("web")->scheme, "https");
 
   EXPECT_EQ(config->Find("nobody"), nullptr);
   EXPECT_EQ(config->Find("PRIMARY"), nullptr);  // aliases are case-sensitive
@@ -466,11 +467,80 @@ TEST_F(ResolveStoreTest, StoreSetResolvesReferenceAliases) {
   EXPECT_EQ(&set.primary().store->capabilities(), &primary_store->capabilities());
 }
 
-TEST(StoreConfigTest, SchemeNames) {
-  EXPECT_EQ(StoreSchemeName(StoreScheme::kFile), "file");
-  EXPECT_EQ(StoreSchemeName(StoreScheme::kHttp), "http");
-  EXPECT_EQ(StoreSchemeName(StoreScheme::kHttps), "https");
-  EXPECT_EQ(StoreSchemeName(StoreScheme::kS3), "s3");
+// A backend for a scheme the core does not know: it reads its own settings
+// from the entry's "backend" object and opens a memory store.
+class MemoryBackend final : public Backend {
+ public:
+  bool remote() const override { return false; }
+  Status CheckEntry(const StoreEntry& entry, const std::string& path) const override {
+    if (!entry.backend.is_object() || !entry.backend.as_object().Contains("region")) {
+      return InvalidFormat("missing required field").WithPath(path + ".backend.region");
+    }
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<ObjectStore>> Open(const StoreEntry& entry, const OpenOptions&) const override {
+    last_region = entry.backend.as_object().Find("region")->as_string();
+    return std::unique_ptr<ObjectStore>(std::make_unique<MemoryStore>());
+  }
+  mutable std::string last_region;
+};
+
+TEST(BackendRegistryTest, ARegisteredSchemeGetsItsOwnSettingsAndTheDeclaredCapabilities) {
+  BackendRegistry backends;
+  auto memory = std::make_shared<MemoryBackend>();
+  ASSERT_TRUE(backends.Register("mem", memory).ok());
+  Result<StoreConfig> config = StoreConfig::Parse(
+      R"({"stores":{"m":{"backend":{"region":"eu-1"},"url":"mem://bucket","writable":true,)"
+      R"("guarantees":{"conditional_create":true,"read_after_create":true}}},"version":1})",
+      "cfg.json", backends);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->Find("m")->scheme, "mem");
+  Result<ResolvedStore> opened = ResolveStore(*config, "m", {.writable = true});
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(memory->last_region, "eu-1");
+  EXPECT_EQ(opened->alias, "m");
+  EXPECT_TRUE(opened->store->capabilities().conditional_create);
+
+  // The builtin registry does not know the scheme; the custom one checks its settings.
+  ExpectError(StoreConfig::Parse(R"({"stores":{"m":{"url":"mem://b"}},"version":1})", "cfg.json").status(),
+              StatusCode::kInvalidFormat, "$.stores.m.url",
+              "unsupported URL scheme (expected file://, http://, https:// or s3://) (in stores config cfg.json)");
+  ExpectError(StoreConfig::Parse(R"({"stores":{"m":{"url":"mem://b"}},"version":1})", "cfg.json", backends).status(),
+              StatusCode::kInvalidFormat, "$.stores.m.backend.region",
+              "missing required field (in stores config cfg.json)");
+  ExpectError(StoreConfig::Parse(R"({"stores":{"m":{"url":"ftp://b"}},"version":1})", "cfg.json", backends).status(),
+              StatusCode::kInvalidFormat, "$.stores.m.url",
+              "unsupported URL scheme (expected mem://) (in stores config cfg.json)");
+}
+
+TEST(BackendRegistryTest, BuiltinSchemesTakeNoBackendSettingsAndS3IsNotBuiltYet) {
+  ExpectError(StoreConfig::Parse(R"({"stores":{"d":{"backend":{},"url":"file:///srv/d"}},"version":1})", "c.json")
+                  .status(),
+              StatusCode::kInvalidFormat, "$.stores.d.backend",
+              "file:// stores take no backend settings (in stores config c.json)");
+  ExpectError(StoreConfig::Parse(R"({"stores":{"w":{"backend":[],"url":"https://h/p"}},"version":1})", "c.json")
+                  .status(),
+              StatusCode::kInvalidFormat, "$.stores.w.backend", "expected an object, got array (in stores config c.json)");
+  Result<StoreConfig> config = StoreConfig::Parse(
+      R"({"stores":{"lake":{"backend":{"region":"x"},"url":"s3://b/p"},"web":{"url":"https://h/p"}},"version":1})",
+      "c.json");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  SeededRandom random(1);
+  auto governor = std::move(RequestGovernor::Create(GovernorLimits{}, DefaultClock(), random)).value();
+  ExpectError(ResolveStore(*config, "lake", {.governor = governor.get()}).status(), StatusCode::kUnimplemented, "",
+              "store alias \"lake\": s3:// stores are not built yet");
+  ExpectError(ResolveStore(*config, "web", {}).status(), StatusCode::kInvalidArgument, "",
+              "store alias \"web\": a remote store is opened with a request governor");
+}
+
+TEST(BackendRegistryTest, SchemesAreLowercaseAndRegisteredOnce) {
+  BackendRegistry backends;
+  EXPECT_TRUE(backends.Register("s3", std::make_shared<MemoryBackend>()).ok());
+  EXPECT_EQ(backends.Register("s3", std::make_shared<MemoryBackend>()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(backends.Register("S3", std::make_shared<MemoryBackend>()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(backends.Register("", std::make_shared<MemoryBackend>()).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(backends.SchemeList(), "s3://");
+  EXPECT_EQ(BackendRegistry::Builtin().SchemeList(), "file://, http://, https:// or s3://");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "vigilo/common/result.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/engine/settings.h"
+#include "vigilo/store/backends.h"
 #include "vigilo/store/clock.h"
 #include "vigilo/store/config.h"
 #include "vigilo/store/governor.h"
@@ -60,6 +61,11 @@ class Context {
   store::RequestGovernor& publication_governor() const { return *publication_governor_; }
 
   // ---- Stores ----
+  // A backend for stores config entries whose URL has `scheme` (beside the
+  // builtin file, http, https and s3), before the config is first read;
+  // InvalidArgument after, or for a scheme that is taken.
+  Status RegisterBackend(std::string scheme, std::shared_ptr<const store::Backend> backend);
+  const store::BackendRegistry& backends() const { return backends_; }
   // The stores config the settings name, read on first use.
   Result<const store::StoreConfig*> StoresConfig();
   // An in-process store (a memory store, a test's fault wrapper) under a
@@ -94,6 +100,7 @@ class Context {
   store::Clock* wall_clock_ = nullptr;
   store::RandomSource* random_ = nullptr;
   std::unique_ptr<store::RequestGovernor> governor_, publication_governor_;
+  store::BackendRegistry backends_ = store::BackendRegistry::Builtin();
   std::unique_ptr<store::StoreConfig> config_;
   std::map<std::string, store::ObjectStore*, std::less<>> registered_;
   std::unique_ptr<control::ControlStore> control_;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "vigilo/common/result.h"
+#include "vigilo/store/backends.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::store {
@@ -26,19 +27,6 @@ inline constexpr std::string_view kDefaultLocalAlias = "local";
 // A config file larger than this is LimitExceeded (it lists aliases, not data).
 inline constexpr size_t kMaxStoresConfigBytes = 1 << 20;
 
-enum class StoreScheme { kFile, kHttp, kHttps, kS3 };
-std::string_view StoreSchemeName(StoreScheme scheme);  // "file", "http", "https", "s3"
-
-struct StoreEntry {
-  std::string alias;
-  StoreScheme scheme = StoreScheme::kFile;
-  std::string url;         // as configured (secret: never printed)
-  std::string local_root;  // kFile: the absolute directory the URL names (percent-decoded)
-  // What the operator declares for this alias/endpoint: `writable` and the
-  // two guarantees; single_ranges and revisions come from the backend.
-  Capabilities declared;
-};
-
 class StoreConfig {
  public:
   // The config file at `path` (which file is in force is the edge's
@@ -46,28 +34,24 @@ class StoreConfig {
   // NotFound, or an empty config that still names `path` as its origin when
   // `missing_is_empty` (the default location). Nothing here reads the
   // environment.
-  static Result<StoreConfig> LoadFile(const std::string& path, bool missing_is_empty);
+  // Each entry's scheme must be one of `backends`, which checks the entry.
+  static Result<StoreConfig> LoadFile(const std::string& path, bool missing_is_empty,
+                                      const BackendRegistry& backends = BackendRegistry::Builtin());
   // Strict parse (unknown fields invalid); `origin` names the file in errors.
-  static Result<StoreConfig> Parse(std::string_view json, std::string_view origin);
+  static Result<StoreConfig> Parse(std::string_view json, std::string_view origin,
+                                   const BackendRegistry& backends = BackendRegistry::Builtin());
 
   const StoreEntry* Find(std::string_view alias) const;
   size_t size() const { return entries_.size(); }
   // The file the config came from ("" when none was read).
   const std::string& origin() const { return origin_; }
+  // The backends its entries were checked against (they open them too).
+  const BackendRegistry& backends() const { return *backends_; }
 
  private:
   std::map<std::string, StoreEntry, std::less<>> entries_;
   std::string origin_;
-};
-
-class RequestGovernor;
-
-struct OpenOptions {
-  bool writable = false;     // refuse (RequireWritable) a store that cannot be written safely
-  bool create_root = false;  // local directories: create the root if missing
-  // Every request of a remote backend runs under it (it outlives the store);
-  // opening a remote alias without one is InvalidArgument.
-  RequestGovernor* governor = nullptr;
+  const BackendRegistry* backends_ = &BackendRegistry::Builtin();
 };
 
 struct ResolvedStore {
@@ -92,9 +76,10 @@ Result<ResolvedStore> ResolveStore(const StoreConfig& config, std::string_view s
 // and the backend has it too. Every call forwards, a batch as one batch.
 std::unique_ptr<ObjectStore> DeclareCapabilities(std::unique_ptr<ObjectStore> inner, const Capabilities& declared);
 
-// The store of one configured alias, opened as `options` say: file:// opens
-// the directory, whose capabilities are the declared ones (and only those
-// the backend also has); other schemes are Unimplemented for now.
+// The dispatcher: the store of one configured alias, opened by the backend
+// its scheme names (options.backends), behind the capabilities its operator
+// declared and, for a remote backend, behind options.governor
+// (GovernedStore: the only place that retries). Errors name the alias.
 Result<std::unique_ptr<ObjectStore>> OpenConfiguredStore(const StoreEntry& entry, const OpenOptions& options);
 
 // The stores one reading command uses: the one it was pointed at, plus any
