@@ -1,4 +1,4 @@
-// `vigilo run list|show|verify|chunk`: published run plans read back
+// `vigilo run list|show|verify|chunks|chunk`: published run plans read back
 // (engine/run_read.h). A NAME is looked up in the control store's `runs`
 // namespace and read from the store its publishing attempt wrote to; a REF
 // (@FILE, -, inline JSON, or a path) from --store, or from the configured
@@ -32,6 +32,7 @@ struct RunArgs {
   OutputFlags output;
   bool cases = false;       // verify --cases
   int32_t chunk_index = 0;  // chunk --index
+  int32_t shard = 0;        // chunks --shard
   bool quiet = false;       // chunk -q
 };
 
@@ -139,6 +140,49 @@ Status Chunk(const RunArgs& args) {
   return Status::Ok();
 }
 
+// What a worker of one shard runs (issue 34): the shard's chunks in chunk
+// order, each with its route and epoch when the run is named (routes belong
+// to a run name: control metadata, never part of the plan's objects).
+Status Chunks(const RunArgs& args) {
+  VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenRun(args));
+  std::optional<control::ShardRoute> route;
+  if (opened.resolved.record) {
+    VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, opened.context->ExistingControl());
+    VIGILO_ASSIGN_OR_RETURN(std::vector<control::ShardRoute> routes, control->ShardRoutes(opened.resolved.record->name));
+    for (const control::ShardRoute& r : routes) {
+      if (r.run_shard == args.shard) route = r;
+    }
+  }
+  const bool named = opened.resolved.record.has_value();
+  std::vector<Record> rows;
+  auto listed = engine::ListShardChunks(opened.resolved.root, opened.budget, opened.fetch, args.shard,
+                                        [&](const cases::RunChunk& c) -> Status {
+                                          Record r;
+                                          r.Add("chunk_index", Count(c.chunk_index));
+                                          r.Add("chunk_id", json::Value(c.chunk_id.ToString()));
+                                          r.Add("run_shard", Count(c.run_shard));
+                                          r.Add("ordinal_start", Count(c.ordinal_start));
+                                          r.Add("ordinal_end", Count(c.ordinal_end));
+                                          r.Add("case_count", Count(c.case_count()));
+                                          r.Add("profile_group_id", json::Value(c.profile_group_id));
+                                          if (named) {
+                                            r.Add("route", json::Value(route ? route->route
+                                                                             : std::string(control::kDefaultRoute)));
+                                            r.Add("epoch", json::Value::Uint(route ? route->epoch : 0));
+                                          }
+                                          rows.push_back(std::move(r));
+                                          return Status::Ok();
+                                        });
+  if (!listed.ok()) return UnderFlag(listed.status());
+  std::vector<std::string> columns = {"chunk_index", "chunk_id",   "run_shard",       "ordinal_start",
+                                      "ordinal_end", "case_count", "profile_group_id"};
+  if (named) {
+    columns.push_back("route");
+    columns.push_back("epoch");
+  }
+  return PrintTable(columns, rows, args.output);
+}
+
 // NAME|REF, --store and --stores: what every command reading one run takes.
 void AddTargetFlags(CLI::App* command, RunArgs* args) {
   AddRootTargetFlags(command, "run", "A published run name, or the run-plan manifest's reference: @FILE, - (stdin) or inline JSON", &args->target, &args->store, &args->stores_file);
@@ -147,7 +191,9 @@ void AddTargetFlags(CLI::App* command, RunArgs* args) {
 }  // namespace
 
 void RegisterRunCommands(CLI::App& app, Action* action) {
-  auto* run = app.add_subcommand("run", "Run plans: plan one over a published dataset, list, show, verify, read a worker's chunk, route shards");
+  auto* run = app.add_subcommand(
+      "run", "Run plans: plan one over a published dataset, list, show, verify, list a shard's chunks, read a "
+             "worker's chunk, route shards");
   run->require_subcommand(1);
   RegisterRunPlanCommand(run, action);
   RegisterRunRouteCommands(run, action);
@@ -188,6 +234,19 @@ void RegisterRunCommands(CLI::App& app, Action* action) {
   chunk->add_flag("-q,--quiet", chunk_args->quiet, "No summary on stderr");
   AddReaderBudgetFlags(chunk, &chunk_args->budget);
   chunk->callback([chunk_args, action] { *action = [chunk_args] { return Chunk(*chunk_args); }; });
+
+  auto chunks_args = std::make_shared<RunArgs>();
+  auto* chunks = run->add_subcommand(
+      "chunks",
+      "List one shard's chunks (index, id, case range, profile group) with the shard's route and epoch: what a "
+      "worker of that shard runs, chunk by chunk, with run chunk --index");
+  AddTargetFlags(chunks, chunks_args.get());
+  chunks->add_option("--shard", chunks_args->shard, "The run shard, 0..127 (run show lists the run's shards)")
+      ->required()
+      ->type_name("N");
+  AddReaderBudgetFlags(chunks, &chunks_args->budget);
+  AddJsonFlag(chunks, &chunks_args->output);
+  chunks->callback([chunks_args, action] { *action = [chunks_args] { return Chunks(*chunks_args); }; });
 }
 
 }  // namespace vigilo::cli

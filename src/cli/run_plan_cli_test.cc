@@ -102,4 +102,86 @@ TEST_F(RunPlanCliTest, APlanInAnotherStoreThanItsDatasetIsReadableOrRefused) {
   EXPECT_EQ(Lines(chunk.out), 1u);
 }
 
+// Issue 34: `run plan --store NEWDIR` creates the directory as ingest does
+// (a plan there reads a dataset in a configured alias); a plan refused
+// there leaves no directory behind.
+TEST_F(RunPlanCliTest, APlanIntoANewDirectoryCreatesItAndARefusalLeavesNone) {
+  const std::string source = VIGILO_SOURCE_DIR;
+  const std::string profile = " --profile " + source + "/examples/profiles/geography-qa.json";
+  CliRun ingest = Vigilo("dataset ingest " + source + "/examples/demo/dataset.json --store ./one -q");
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  CliRun refused = Vigilo("run plan --dataset geography-qa" + profile + " --store ./new/plans -q");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("is stored in the directory"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "new" / "plans"));
+
+  const std::string guarantees = R"(,"writable":true,"guarantees":{"conditional_create":true,"read_after_create":true}})";
+  Write("stores.json", R"({"version":1,"stores":{"data":{"url":"file://)" + Path("data") + "\"" + guarantees + "}}");
+  const std::string stores = " --stores " + Path("stores.json");
+  std::filesystem::create_directories(dir_ / "data");
+  CliRun data = Vigilo("dataset ingest " + source + "/examples/demo/dataset.json --name geo --store data -q" + stores);
+  ASSERT_EQ(data.exit_code, 0) << data.err;
+  CliRun plan = Vigilo("run plan --dataset geo" + profile + " --name geo-run --store ./new/plans" + stores);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "new" / "plans"));
+  CliRun verify = Vigilo("run verify geo-run --cases --json" + stores);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+}
+
+// Issue 34: a worker lists its shard's chunks, with the shard's route.
+TEST_F(RunPlanCliTest, RunChunksListsAShardsChunksWithItsRoute) {
+  const std::string source = VIGILO_SOURCE_DIR;
+  ASSERT_EQ(Vigilo("dataset ingest " + source + "/examples/demo/dataset.json --store ./store -q").exit_code, 0);
+  const std::string run = "geography-qa.geography-qa-smoke";
+  CliRun plan = Vigilo("run plan --dataset geography-qa --profile " + source +
+                       "/examples/profiles/geography-qa.json --store ./store -q");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  // Chunk size 1 and four shards: two chunks, chunk i on shard i mod 4.
+  CliRun zero = Vigilo("run chunks " + run + " --shard 0 --json");
+  ASSERT_EQ(zero.exit_code, 0) << zero.err;
+  EXPECT_EQ(Lines(zero.out), 1u) << zero.out;
+  EXPECT_NE(zero.out.find("\"chunk_index\":0,"), std::string::npos) << zero.out;
+  EXPECT_NE(zero.out.find("\"route\":\"default\""), std::string::npos) << zero.out;
+  EXPECT_NE(zero.out.find("\"epoch\":0"), std::string::npos) << zero.out;
+
+  ASSERT_EQ(Vigilo("run move " + run + " --shard 1 --to pool-b").exit_code, 0);
+  CliRun one = Vigilo("run chunks " + run + " --shard 1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("chunk_index", 0), 0u) << one.out;
+  EXPECT_NE(one.out.find("pool-b"), std::string::npos) << one.out;
+
+  CliRun missing = Vigilo("run chunks " + run + " --shard 3");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_EQ(missing.err, "vigilo: invalid_argument: --shard: the run has no shard 3; its plan lists shards 0, 1 "
+                         "(only shards with planned work are listed)\n");
+  // `run chunk --index` reads each listed chunk.
+  CliRun chunk = Vigilo("run chunk " + run + " --index 1 -q");
+  EXPECT_EQ(chunk.exit_code, 0) << chunk.err;
+}
+
+// Issue 34: many small chunks (cases not in group order) are warned about.
+TEST_F(RunPlanCliTest, ManySmallChunksAreWarnedAbout) {
+  const std::string source = VIGILO_SOURCE_DIR;
+  // Eight cases whose metadata.topic alternates, grouped by topic with a
+  // chunk_size of 8: eight chunks of one case, under a quarter of 8.
+  std::string lines;
+  for (int i = 0; i < 8; ++i) {
+    lines += R"({"id":"00000000-0000-4000-8000-00000000000)" + std::to_string(i) + R"(","input":{"prompt":"q"},)" +
+             R"("metadata":{"topic":")" + (i % 2 == 0 ? "rivers" : "capitals") + "\"}}\n";
+  }
+  Write("topics.jsonl", lines);
+  ASSERT_EQ(Vigilo("dataset ingest topics.jsonl --dataset-id topics --store ./store -q").exit_code, 0);
+  std::string profile = vigilo::cli_test::ReadFile(source + "/examples/profiles/geography-qa.json");
+  profile.replace(profile.find("\"chunk_size\": 1"), 15, "\"chunk_size\": 8");
+  profile.replace(profile.find("{ \"by\": \"task_type\" }"), 21, "{ \"by\": \"metadata\", \"field\": \"topic\" }");
+  Write("profile.json", profile);
+  CliRun plan = Vigilo("run plan --dataset topics --profile profile.json --store ./store -q --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_EQ(plan.err,
+            "vigilo: warning: 8 cases made 8 chunks, 1.0 cases per chunk against a chunk_size of 8: a chunk closes "
+            "wherever the profile group (metadata.topic) changes, and the dataset's cases are not in metadata.topic "
+            "order. Workers pay per chunk; to get full chunks, sort the cases by metadata.topic before ingesting the "
+            "dataset, or plan with a profile without profile_groups\n");
+}
+
 }  // namespace

@@ -3,9 +3,12 @@
 // (engine::PlanRun does the work; this file turns flags into its request
 // and its result into output).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "budget_flags.h"
 #include "commands.h"
@@ -38,6 +41,31 @@ struct PlanArgs {
   OutputFlags output;
 };
 
+// Removes a store directory this command created, and the directories
+// below it, if they hold no file when the command fails: only directories,
+// each only when empty (std::filesystem::remove refuses a nonempty one).
+class RemoveIfEmpty {
+ public:
+  explicit RemoveIfEmpty(std::optional<std::filesystem::path> root) : root_(std::move(root)) {}
+  RemoveIfEmpty(const RemoveIfEmpty&) = delete;
+  RemoveIfEmpty& operator=(const RemoveIfEmpty&) = delete;
+  ~RemoveIfEmpty() {
+    if (!root_) return;
+    std::error_code ec;
+    std::vector<std::filesystem::path> dirs;
+    for (auto it = std::filesystem::recursive_directory_iterator(*root_, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) dirs.push_back(it->path());
+    }
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) std::filesystem::remove(*d, ec);  // deepest first
+    std::filesystem::remove(*root_, ec);
+  }
+  void Keep() { root_.reset(); }
+
+ private:
+  std::optional<std::filesystem::path> root_;
+};
+
 Status Plan(const PlanArgs& a) {
   // Everything the flags decide, before any store is opened.
   VIGILO_ASSIGN_OR_RETURN(cases::BudgetConfig budget, BudgetFromFlags(a.budget));
@@ -60,8 +88,20 @@ Status Plan(const PlanArgs& a) {
   VIGILO_ASSIGN_OR_RETURN(engine::DatasetLocator locator,
                           ParseRootTarget(a.dataset, stdin_source.get(), control::Namespace::kDatasets));
 
-  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened,
-                          OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false));
+  // A store directory that does not exist is created, as ingest creates
+  // it (issue 34); if planning then fails and leaves it holding nothing, it
+  // is removed again, so a refused plan leaves no empty directory behind.
+  Result<std::unique_ptr<OpenedWriteTarget>> existing = OpenWriteTarget(a.store, a.stores_file, /*create_root=*/false);
+  std::optional<std::filesystem::path> created;
+  if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) {
+    existing = OpenWriteTarget(a.store, a.stores_file, /*create_root=*/true);
+    constexpr std::string_view kLocal = "local:";
+    if (existing.ok() && (*existing)->target.ledger_store_id.starts_with(kLocal)) {
+      created = (*existing)->target.ledger_store_id.substr(kLocal.size());
+    }
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened, std::move(existing));
+  RemoveIfEmpty remove_if_empty(created);
   const engine::WriteTarget& target = opened->target;
   Result<std::unique_ptr<engine::PlanDataset>> opened_dataset =
       engine::OpenPlanDataset(*opened->context, *opened->session, locator);
@@ -83,7 +123,13 @@ Status Plan(const PlanArgs& a) {
   Result<engine::PlanRunResult> done = engine::PlanRun(dataset->resolved.root, dataset->fetch, *profile, options, target);
   bar.Finish();
   if (!done.ok()) return UnderFlag(done.status());
+  remove_if_empty.Keep();
   const engine::PlanRunResult& r = *done;
+  // Always, even with --quiet or --json (on stderr): a plan of many small
+  // chunks is the costly kind a user would want to know about (issue 34).
+  if (std::string warning = engine::ChunkSizeWarning(r, *profile); !warning.empty()) {
+    std::fprintf(stderr, "vigilo: warning: %s\n", warning.c_str());
+  }
   if (a.output.json) {
     Record rec;
     AddPublicationReport(r, &rec);

@@ -409,6 +409,29 @@ class Planning {
 
 }  // namespace
 
+std::string ChunkSizeWarning(const PlanRunResult& result, const EvaluationProfile& profile) {
+  const uint64_t chunks = static_cast<uint64_t>(result.plan.chunk_count);
+  const uint64_t cases = static_cast<uint64_t>(result.plan.planned_case_count());
+  const uint64_t size = static_cast<uint64_t>(profile.chunk_size);
+  if (chunks < 2 || cases * 4 >= size * chunks) return "";
+  char average[32];
+  std::snprintf(average, sizeof average, "%.1f", static_cast<double>(cases) / static_cast<double>(chunks));
+  std::string field;
+  switch (profile.groups.by) {
+    case GroupRule::By::kTaskType: field = "task_type"; break;
+    case GroupRule::By::kMetadataField: field = "metadata." + profile.groups.field; break;
+    case GroupRule::By::kNone: break;
+  }
+  std::string why = field.empty()
+                        ? "a chunk closes at chunk_size cases and where the profile group changes"
+                        : "a chunk closes wherever the profile group (" + field +
+                              ") changes, and the dataset's cases are not in " + field + " order";
+  std::string fix = field.empty() ? "sort the cases by their group" : "sort the cases by " + field;
+  return std::to_string(cases) + " cases made " + std::to_string(chunks) + " chunks, " + average +
+         " cases per chunk against a chunk_size of " + std::to_string(size) + ": " + why +
+         ". Workers pay per chunk; to get full chunks, " + fix +
+         " before ingesting the dataset, or plan with a profile without profile_groups";
+}
 
 Result<PlanRunResult> PlanRun(const cases::ObjectRef& dataset_root, const cases::ObjectBytesFetch& dataset_fetch,
                               const EvaluationProfile& profile, const PlanRunOptions& options,

@@ -164,6 +164,68 @@ TEST_F(PlanTest, AChunkClosesWhereTheProfileGroupChanges) {
   EXPECT_EQ(ranges[1], std::make_pair(1, 3));
 }
 
+// Issue 34: grouping by a field the cases are not sorted by makes many
+// small chunks; the plan says so with the numbers and the fix.
+TEST_F(PlanTest, ChunksAveragingUnderAQuarterOfChunkSizeAreWarnedAbout) {
+  cases::ObjectRef dataset = Ingest(12);
+  std::string grouped = kProfile;
+  grouped.replace(grouped.find(R"("chunk_size": 10)"), 16,
+                  R"("chunk_size": 10, "profile_groups": {"by": "task_type"})");
+  auto r = Plan(dataset, *memory_, Options(), grouped.c_str());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->plan.chunk_count, 8);  // 12 cases, 1.5 per chunk: under 10 / 4
+  auto profile = ParseProfile(grouped);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_EQ(ChunkSizeWarning(*r, *profile),
+            "12 cases made 8 chunks, 1.5 cases per chunk against a chunk_size of 10: a chunk closes wherever the "
+            "profile group (task_type) changes, and the dataset's cases are not in task_type order. Workers pay per "
+            "chunk; to get full chunks, sort the cases by task_type before ingesting the dataset, or plan with a "
+            "profile without profile_groups");
+
+  // Without groups the same cases fill their chunks: no warning.
+  auto plain_profile = ParseProfile(kProfile);
+  ASSERT_TRUE(plain_profile.ok());
+  PlanRunOptions o = Options();
+  o.name = "plain";
+  auto plain = Plan(dataset, *memory_, o);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(ChunkSizeWarning(*plain, *plain_profile), "");
+  // A quarter exactly is not under it: 10 cases in 4 chunks of chunk_size 10.
+  PlanRunResult quarter;
+  quarter.plan.chunk_count = 4;
+  cases::RunPlanShard only;
+  only.case_count = 10;
+  only.chunk_count = 4;
+  quarter.plan.shards.push_back(only);
+  EXPECT_EQ(ChunkSizeWarning(quarter, *profile), "");
+  quarter.plan.shards[0].case_count = 9;
+  EXPECT_NE(ChunkSizeWarning(quarter, *profile), "");
+}
+
+// Issue 34: a worker lists its shard's chunks (what `run chunks --shard N` prints).
+TEST_F(PlanTest, AShardListsItsChunksInOrder) {
+  cases::ObjectRef dataset = Ingest(95);
+  auto r = Plan(dataset, *memory_, Options());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<int32_t> indexes;
+  auto shard = ListShardChunks(r->root, cases::BudgetConfig::Defaults(), Fetch(), 0,
+                               [&](const cases::RunChunk& c) {
+                                 indexes.push_back(c.chunk_index);
+                                 return Status::Ok();
+                               });
+  ASSERT_TRUE(shard.ok()) << shard.status().ToString();
+  EXPECT_EQ(indexes, (std::vector<int32_t>{0, 3, 6, 9}));
+  EXPECT_EQ(shard->case_count, 35);
+
+  auto missing = ListShardChunks(r->root, cases::BudgetConfig::Defaults(), Fetch(), 5,
+                                 [](const cases::RunChunk&) { return Status::Ok(); });
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(missing.status().path(), "shard");
+  EXPECT_EQ(missing.status().message(),
+            "the run has no shard 5; its plan lists shards 0, 1, 2 (only shards with planned work are listed)");
+}
+
 TEST_F(PlanTest, PlanningAgainIsUnchangedAndOtherProfilesNeedReplace) {
   cases::ObjectRef dataset = Ingest(30);
   auto first = Plan(dataset, *memory_, Options());

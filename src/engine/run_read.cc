@@ -337,4 +337,44 @@ Result<ChunkReadSummary> ReadRunChunk(const cases::ObjectRef& root, const cases:
   return summary;
 }
 
+Result<cases::RunPlanShard> ListShardChunks(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                            const cases::ObjectBytesFetch& fetch, int32_t shard,
+                                            const std::function<Status(const cases::RunChunk& chunk)>& on_chunk) {
+  Fetcher fetcher(fetch);
+  VIGILO_ASSIGN_OR_RETURN(cases::RunPlanManifest plan, LoadPlan(root, budget, fetcher));
+  const cases::RunPlanShard* entry = nullptr;
+  std::string listed;
+  for (const cases::RunPlanShard& s : plan.shards) {
+    if (s.run_shard == shard) entry = &s;
+    listed += (listed.empty() ? "" : ", ") + std::to_string(s.run_shard);
+  }
+  if (entry == nullptr) {
+    return InvalidArgument("the run has no shard " + std::to_string(shard) + "; its plan lists shard" +
+                           (plan.shards.size() == 1 ? " " : "s ") + listed +
+                           " (only shards with planned work are listed)")
+        .WithPath("shard");
+  }
+  ChunkPageCursor cursor(plan, budget, fetcher);
+  int64_t found = 0;
+  int64_t cases_found = 0;
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(std::optional<cases::RunChunkPage> page, cursor.Next());
+    if (!page) break;
+    for (const cases::RunChunk& chunk : page->chunks) {
+      if (chunk.run_shard != shard) continue;
+      ++found;
+      cases_found += chunk.case_count();
+      VIGILO_RETURN_IF_ERROR(on_chunk(chunk));
+    }
+  }
+  if (found != entry->chunk_count || cases_found != entry->case_count) {
+    return IntegrityError("the run-chunk pages hold " + std::to_string(found) + " chunks of " +
+                          std::to_string(cases_found) + " cases for shard " + std::to_string(shard) +
+                          "; the plan says " + std::to_string(entry->chunk_count) + " chunks of " +
+                          std::to_string(entry->case_count) + " cases")
+        .WithPath(root.key + ": $.shards");
+  }
+  return *entry;
+}
+
 }  // namespace vigilo::engine

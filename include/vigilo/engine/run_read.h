@@ -80,4 +80,16 @@ Result<ChunkReadSummary> ReadRunChunk(const cases::ObjectRef& root, const cases:
                                       const std::function<Status(const cases::CaseRecord& record,
                                                                  std::string_view line)>& on_record);
 
+// `run chunks --shard N` (issue 34): the chunks a worker of one shard runs,
+// in chunk order, each as its run-chunk page holds it (index, id, ordinal
+// range, profile group), read through the run-chunks index with every page
+// verified. A shard the plan does not list (plans list only shards with
+// planned work) is InvalidArgument naming the setting `shard` and the
+// shards the plan has, decided from the root before any page is read. The
+// chunks found must be the shard's chunk_count (IntegrityError otherwise).
+// Returns the shard's entry of the plan.
+Result<cases::RunPlanShard> ListShardChunks(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                            const cases::ObjectBytesFetch& fetch, int32_t shard,
+                                            const std::function<Status(const cases::RunChunk& chunk)>& on_chunk);
+
 }  // namespace vigilo::engine
