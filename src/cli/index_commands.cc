@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "context.h"
 #include "index_io.h"
+#include "interrupt.h"
 #include "output.h"
 #include "progress.h"
 #include "published_roots.h"
@@ -131,9 +132,16 @@ Status Build(const BuildArgs& a) {
   Progress bar = Progress::ForStderr(a.quiet);
   o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  // SIGINT/SIGTERM stop the build at its next step; it removes what it created (docs/format/ivf-build.md).
+  store::CancelToken cancel;
+  InterruptCancels interrupt(cancel);
+  o.cancel = &cancel;
   auto at = engine::BuildPublicationAt(*context, std::move(o), a.out);
   bar.Finish();
-  if (!at.ok()) return UnderFlag(at.status());
+  if (!at.ok()) {
+    return UnderFlag(interrupt.Explain(at.status(), "nothing was published, and what this build had created was "
+                                                    "removed"));
+  }
   const ivf::BuildSummary* built = &at->summary;
   const ivf::Manifest& m = built->manifest;
   if (built->skipped_rows > 0) {

@@ -1,21 +1,28 @@
-// SIGINT as cancellation for commands that write (ingestion, cleanup):
-// the first Ctrl-C cancels what is running, so unfinished work stays
-// recorded for a rerun; a second one stops the process at once.
+// SIGINT and SIGTERM as cancellation for long commands (ingestion, cleanup,
+// index build): the first signal cancels what is running — the command
+// then removes what it created, or keeps unfinished work recorded for a
+// rerun, and exits with `cancelled`'s status (docs/errors.md) — and a second
+// one of the same kind stops the process at once.
 #pragma once
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <string>
 #include <thread>
 
+#include "vigilo/common/status.h"
 #include "vigilo/store/clock.h"
 
 namespace vigilo::cli {
 
-// SIGINT → CancelToken. CancelToken::Cancel takes a mutex, which a signal
-// handler must not, so the handler only writes a byte to a pipe and a
-// watcher thread does the cancelling. Restores the previous handler.
+// Signal → CancelToken. CancelToken::Cancel takes a mutex, which a signal
+// handler must not, so the handler only writes the signal's number to a
+// pipe and a watcher thread does the cancelling (and says so on stderr).
+// Restores the previous handlers.
 class InterruptCancels {
  public:
   explicit InterruptCancels(store::CancelToken& cancel) {
@@ -26,21 +33,27 @@ class InterruptCancels {
       ssize_t n;
       while ((n = ::read(fds_[0], &byte, 1)) < 0 && errno == EINTR) {
       }
-      if (n == 1 && byte == 'i') cancel.Cancel();
+      if (n == 1 && (byte == SIGINT || byte == SIGTERM)) {
+        signal_.store(byte);
+        std::fprintf(stderr, "\nvigilo: %s: cancelling (%s again stops at once)\n", Name(byte), Name(byte));
+        cancel.Cancel();
+      }
     });
     struct sigaction action {};
-    action.sa_handler = [](int) {
-      char byte = 'i';
+    action.sa_handler = [](int sig) {
+      char byte = static_cast<char>(sig);
       (void)!::write(write_fd_, &byte, 1);
     };
-    action.sa_flags = SA_RESETHAND;  // a second Ctrl-C stops the process at once
+    action.sa_flags = SA_RESETHAND;  // a second signal stops the process at once
     sigemptyset(&action.sa_mask);
-    installed_ = sigaction(SIGINT, &action, &previous_) == 0;
+    installed_int_ = sigaction(SIGINT, &action, &previous_int_) == 0;
+    installed_term_ = sigaction(SIGTERM, &action, &previous_term_) == 0;
   }
   InterruptCancels(const InterruptCancels&) = delete;
   InterruptCancels& operator=(const InterruptCancels&) = delete;
   ~InterruptCancels() {
-    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+    if (installed_int_) sigaction(SIGINT, &previous_int_, nullptr);
+    if (installed_term_) sigaction(SIGTERM, &previous_term_, nullptr);
     if (watcher_.joinable()) {
       char byte = 'q';
       (void)!::write(fds_[1], &byte, 1);
@@ -53,12 +66,28 @@ class InterruptCancels {
     }
   }
 
+  // SIGINT or SIGTERM once one arrived, else 0. Read after the command returned.
+  int signal() const { return signal_.load(); }
+
+  // A `cancelled` status from a command this object watched, said as the
+  // signal that caused it: "interrupted by SIGINT; <what the command left>".
+  Status Explain(Status status, const std::string& left) const {
+    const int sig = signal_.load();
+    if (status.code() != StatusCode::kCancelled || sig == 0) return status;
+    return Cancelled(std::string("interrupted by ") + Name(sig) + "; " + left);
+  }
+
  private:
+  static const char* Name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
   static inline volatile sig_atomic_t write_fd_ = -1;
   int fds_[2] = {-1, -1};
   std::thread watcher_;
-  struct sigaction previous_ {};
-  bool installed_ = false;
+  std::atomic<int> signal_{0};
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+  bool installed_int_ = false;
+  bool installed_term_ = false;
 };
 
 }  // namespace vigilo::cli

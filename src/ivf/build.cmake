@@ -4,3 +4,12 @@ target_sources(vigilo_ivf_build PRIVATE ${CMAKE_CURRENT_LIST_DIR}/builder.cc ${C
                ${CMAKE_CURRENT_LIST_DIR}/source_writer.cc ${CMAKE_CURRENT_LIST_DIR}/spaced_column.cc ${CMAKE_CURRENT_LIST_DIR}/source_copy.cc)
 vigilo_test(ivf_build_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/builder_test.cc ${CMAKE_CURRENT_LIST_DIR}/builder_fault_test.cc
             DEPS vigilo_ivf_build)
+
+# SIGINT/SIGTERM cancel a build and leave nothing; after SIGKILL a rerun removes
+# what the dead build left (docs/format/ivf-build.md, "Interrupted and killed builds").
+if(VIGILO_TESTS AND "cli" IN_LIST VIGILO_LAYERS)
+  add_test(NAME ivf_build_interrupt
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/builder_interrupt_test.sh $<TARGET_FILE:vigilo>
+                   ${CMAKE_CURRENT_BINARY_DIR}/build-interrupt)
+  set_tests_properties(ivf_build_interrupt PROPERTIES TIMEOUT 180)
+endif()

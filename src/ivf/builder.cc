@@ -23,8 +23,10 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-void Report(const BuildOptions& o, std::string_view phase, uint64_t done, uint64_t total) {
+// Every progress point is also where a cancelled build stops (BuildOptions::cancel).
+Status Report(const BuildOptions& o, std::string_view phase, uint64_t done, uint64_t total) {
   if (o.progress) o.progress(phase, done, total);
+  return CheckCancelled(o);
 }
 
 // Pass 0 (JSONL only): the row count, which the sample size and defaults need.
@@ -36,7 +38,7 @@ Result<uint64_t> CountRows(VectorInput& input, const BuildOptions& o) {
     VIGILO_ASSIGN_OR_RETURN(bool more, input.Next(&block));
     if (!more) break;
     n += block.rows;
-    Report(o, "count", n, 0);
+    VIGILO_RETURN_IF_ERROR(Report(o, "count", n, 0));
   }
   VIGILO_RETURN_IF_ERROR(input.Rewind());
   return n;
@@ -58,7 +60,7 @@ Result<std::vector<float>> Sample(VectorInput& input, const BuildOptions& o, uin
       if (slot < size) std::copy_n(block.vectors.begin() + static_cast<std::ptrdiff_t>(i * d), d,
                                    sample.begin() + static_cast<std::ptrdiff_t>(slot * d));
     }
-    Report(o, "sample", seen, n);
+    VIGILO_RETURN_IF_ERROR(Report(o, "sample", seen, n));
   }
   VIGILO_RETURN_IF_ERROR(input.Rewind());
   return sample;
@@ -107,7 +109,7 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
       VIGILO_RETURN_IF_ERROR(spill.Append(bucket_of[cid], cid, block.keys, i, block.first_row + i, p, code.data()));
     }
     done += block.rows;
-    Report(o, "assign", done, n);
+    VIGILO_RETURN_IF_ERROR(Report(o, "assign", done, n));
   }
   return spill.Flush();
 }
@@ -142,7 +144,7 @@ Result<std::vector<PostingsFile>> WritePostings(const BuildOptions& o, const Ind
         }
         gathered.clear();
       }
-      Report(o, "write", written, index.ntotal);
+      VIGILO_RETURN_IF_ERROR(Report(o, "write", written, index.ntotal));
       c = last + 1;
     }
   }
@@ -216,9 +218,9 @@ Status WriteObjects(VectorInput& input, const BuildOptions& o, const IndexSpec& 
   summary.seconds_write = Since(t3);
   if (source_plan) {
     auto t4 = Clock::now();
-    Report(o, "source", 0, n);
+    VIGILO_RETURN_IF_ERROR(Report(o, "source", 0, n));
     VIGILO_ASSIGN_OR_RETURN(SourceSpec source, CopySource(input, *source_plan, writes, o.source_layout));
-    Report(o, "source", n, n);
+    VIGILO_RETURN_IF_ERROR(Report(o, "source", n, n));
     m.source = std::move(source);
     summary.seconds_source = Since(t4);
   }
@@ -320,10 +322,14 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
 
   auto t1 = Clock::now();
   // Every leaf Lloyd iteration, and the grouping of the leaves into roots, is a step of "train".
-  const KMeansProgress train_progress = [&o](uint64_t done, uint64_t total) { Report(o, "train", done, total); };
+  // k-means has no stop of its own: a cancelled build stops when training ends.
+  const KMeansProgress train_progress = [&o](uint64_t done, uint64_t total) {
+    if (o.progress) o.progress("train", done, total);
+  };
   VIGILO_ASSIGN_OR_RETURN(TrainedHierarchy h, TrainPartition(sample, sample_size, d, roots, nlist, o.iterations, o.seed,
                                                              o.threads, o.metric == Metric::kCosine, train_progress));
   std::vector<float>().swap(sample);  // the sample's memory is not needed past training
+  VIGILO_RETURN_IF_ERROR(CheckCancelled(o));
   Trained t;
   t.cid_offsets.assign(h.cid_offsets.begin(), h.cid_offsets.end());
   VIGILO_ASSIGN_OR_RETURN(t.leaves, EncodeLvqRows(Encoding::kLvq8, h.leaf_centroids, d));
@@ -355,6 +361,10 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
 }
 
 Result<BuildSummary> BuildPublication(const BuildOptions& o) {
+  // What a build of this directory that died left (its scratch, the local
+  // store's unfinished temporaries) goes first: a publication directory
+  // holds only what its manifest names.
+  RemoveDeadBuildLeftovers(o.out, /*temporaries=*/true);
   CreatedDirectories dirs;
   dirs.Note(o.out);
   store::LocalStoreOptions local;

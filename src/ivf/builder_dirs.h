@@ -49,6 +49,15 @@ class ScratchDir {
   CreatedDirectories parents_;  // CreateBelow's
 };
 
+// Removes what builds that died (kill -9, a crash, a power cut) left in the
+// local directory `dir`: their scratch directories `.vigilo-build-<pid>-<n>`
+// directly in it and, with `temporaries`, the local store's unfinished
+// temporary files `.<name>.tmp-<pid>-<hex>` anywhere below it (a few levels:
+// a publication's layout). Only names whose process <pid> no longer exists
+// on this host go, so a build still running into `dir` is left alone.
+// Returns how many entries it removed; errors are ignored (best effort).
+uint64_t RemoveDeadBuildLeftovers(const std::filesystem::path& dir, bool temporaries);
+
 // Forwards every call to a local store rooted at `root` (reads, batches
 // included, pass straight through), first noting in `dirs` the directories a
 // create is about to make for its key.

@@ -611,5 +611,35 @@ TEST_F(BuilderTest, RefusesImpossibleOptions) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "x"));  // the build made it and left it empty: removed
 }
 
+// BuildOptions::cancel stops a build at its next progress point, in every
+// pass after training, and the build then removes what it created: a local
+// directory it made is gone with its scratch, a store holds nothing.
+TEST_F(BuilderTest, ACancelledBuildFailsCancelledAndLeavesNothing) {
+  for (std::string phase : {"sample", "assign", "write"}) {
+    SCOPED_TRACE(phase);
+    store::CancelToken cancel;
+    BuildOptions o = Options("cancelled-" + phase);
+    o.cancel = &cancel;
+    o.progress = [&](std::string_view p, uint64_t, uint64_t) {
+      if (p == phase) cancel.Cancel();
+    };
+    auto built = BuildPublication(o);
+    EXPECT_EQ(built.status().code(), StatusCode::kCancelled) << built.status().ToString();
+    EXPECT_FALSE(std::filesystem::exists(o.out));
+    EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs"}));  // no scratch left
+
+    store::CancelToken cancel_store;
+    BuildOptions s = StoreOptions();
+    s.cancel = &cancel_store;
+    s.progress = [&](std::string_view p, uint64_t, uint64_t) {
+      if (p == phase) cancel_store.Cancel();
+    };
+    store::MemoryStore store;
+    EXPECT_EQ(BuildPublication(s, store).status().code(), StatusCode::kCancelled);
+    EXPECT_FALSE(store.Peek("manifest.json").has_value());
+    EXPECT_FALSE(store.Peek("centroids.parquet").has_value());
+  }
+}
+
 }  // namespace
 }  // namespace vigilo::ivf

@@ -374,7 +374,10 @@ Status EmbedJsonl(const BuildOptions& o, const TextPlan& plan, RowEmbedder& embe
       AppendJsonValue(v, decoded[c]);
     }
     if (keep.size() == kScratchRows) VIGILO_RETURN_IF_ERROR(flush());
-    if (++done % kScratchRows == 0 && o.progress) o.progress("embed", done, 0);
+    if (++done % kScratchRows == 0) {
+      if (o.progress) o.progress("embed", done, 0);
+      VIGILO_RETURN_IF_ERROR(CheckCancelled(o));
+    }
   }
   if (!keep.empty()) VIGILO_RETURN_IF_ERROR(flush());
   return Status::Ok();
@@ -453,6 +456,7 @@ Status EmbedParquet(const BuildOptions& o, ParquetText& p, RowEmbedder& embedder
     }
     row += n;
     if (o.progress) o.progress("embed", row, static_cast<uint64_t>(f.metadata.num_rows));
+    VIGILO_RETURN_IF_ERROR(CheckCancelled(o));
     if (table == nullptr) continue;
     std::vector<pq::DecodedColumn> decoded;
     for (size_t leaf : p.leaves) {

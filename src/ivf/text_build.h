@@ -23,6 +23,12 @@ struct BuildAddition {
 // builder.cc: the checks every build starts with (a writable store without
 // manifest.json), and the build itself with an optional addition.
 Status RefuseExistingPublication(store::ObjectStore& store, const BuildOptions& o);
+
+// `cancelled` once BuildOptions::cancel is set; checked at every progress point.
+inline Status CheckCancelled(const BuildOptions& o) {
+  if (o.cancel != nullptr && o.cancel->cancelled()) return Cancelled("the build was cancelled");
+  return Status::Ok();
+}
 Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectStore& store,
                                           const BuildAddition* addition);
 

@@ -32,6 +32,7 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_writer.h"
 #include "vigilo/ivf/source_writer.h"
+#include "vigilo/store/clock.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
@@ -84,6 +85,11 @@ struct BuildOptions {
   // null) instead of failing; needs a key column (input_options.key_field).
   bool skip_unembeddable = false;
   BuildProgress progress;
+  // Set from another thread (the CLI's signal watcher) to stop the build at
+  // its next progress point; k-means training runs to its end first. The
+  // build then fails with `cancelled`, and like every failed build removes
+  // what it created (objects, scratch, directories): nothing is left.
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct BuildSummary {
