@@ -8,19 +8,18 @@
 
 namespace vigilo::control {
 
-std::string_view NamespaceName(Namespace ns) {
-  switch (ns) {
-    case Namespace::kDatasets: return "datasets";
-    case Namespace::kRuns: return "runs";
+Result<Namespace> Namespace::Named(std::string_view name) {
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  bool ok = !name.empty() && name.size() <= 32 && lower(name.front());
+  for (char c : name) ok = ok && (lower(c) || (c >= '0' && c <= '9') || c == '_');
+  if (!ok) {
+    return InvalidArgument("a root namespace is 1-32 of a-z, 0-9 and '_', starting with a letter; got \"" +
+                           std::string(name.substr(0, 64)) + "\"");
   }
-  return "?";
+  return Namespace(std::string(name));
 }
 
-Result<Namespace> ParseNamespace(std::string_view text) {
-  if (text == "datasets") return Namespace::kDatasets;
-  if (text == "runs") return Namespace::kRuns;
-  return InvalidArgument("unknown root namespace \"" + std::string(text) + "\" (expected datasets or runs)");
-}
+Result<Namespace> ParseNamespace(std::string_view text) { return Namespace::Named(text); }
 
 Status ValidateRootName(std::string_view name) {
   if (name.empty() || name.size() > kMaxRootNameChars) {

@@ -49,6 +49,27 @@ TEST_P(RootsTest, PublishingAFreeNameRecordsVersionOne) {
   EXPECT_EQ(StateOf(lease), AttemptState::kPublished);
 }
 
+TEST_P(RootsTest, ANamespaceALayerAboveAddsIsKeptApartFromTheSeedsTwo) {
+  Result<Namespace> publications = Namespace::Named("publications");
+  ASSERT_TRUE(publications.ok());
+  AttemptSpec spec = Spec("geo");
+  spec.ns = *publications;
+  Result<Lease> lease = control_->BeginAttempt(spec);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  ASSERT_TRUE(control_->PublishRoot(*lease, RootValue("p1")).ok());
+  Reopen();  // read back from storage, not from memory
+  Result<std::optional<RootRecord>> root = control_->GetRoot(*publications, "geo");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  ASSERT_TRUE(root->has_value());
+  EXPECT_EQ((*root)->ns, *publications);
+  EXPECT_EQ((*root)->value, R"({"key":"p1"})");
+  EXPECT_FALSE(control_->GetRoot(Namespace::kDatasets, "geo")->has_value());
+  Result<std::vector<RootRecord>> listed = control_->ListRoots(*publications);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().name, "geo");
+}
+
 TEST_P(RootsTest, PublishingTheIdenticalRootAgainIsANoOp) {
   Lease first = Begin("geo");
   Lease second = Begin("geo");
@@ -206,7 +227,16 @@ TEST_P(RootsTest, LookupsValidateNames) {
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
   EXPECT_EQ(ParseNamespace("runs").value(), Namespace::kRuns);
-  EXPECT_EQ(ParseNamespace("Runs").status().message(), "unknown root namespace \"Runs\" (expected datasets or runs)");
+  EXPECT_EQ(ParseNamespace("Runs").status().message(),
+            "a root namespace is 1-32 of a-z, 0-9 and '_', starting with a letter; got \"Runs\"");
+  // Data, not a closed set: a namespace a layer above adds is kept as it is.
+  Result<Namespace> publications = Namespace::Named("publications");
+  ASSERT_TRUE(publications.ok());
+  EXPECT_EQ(publications->name(), "publications");
+  EXPECT_NE(*publications, Namespace::kDatasets);
+  EXPECT_FALSE(Namespace::Named("").ok());
+  EXPECT_FALSE(Namespace::Named("1x").ok());
+  EXPECT_FALSE(Namespace::Named(std::string(33, 'a')).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RootsTest, ::testing::ValuesIn(ControlBackends()), BackendName);

@@ -246,8 +246,17 @@ TEST_F(RoutesSchemaTest, AVersionOneDatabaseMigratesKeepingItsLedger) {
   Result<std::unique_ptr<ControlStore>> opened = Open();
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   ControlStore& control = **opened;
-  EXPECT_EQ(RawQuery(path_, "SELECT version FROM schema_version"), "2");
+  EXPECT_EQ(RawQuery(path_, "SELECT version FROM schema_version"), std::to_string(kSqliteSchemaVersion));
   EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM schema_version"), "1");
+  // Version 3 rebuilt attempts: its rows, indexes, triggers and the foreign
+  // keys that point at it are all there.
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'attempts'"),
+            "3");
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name LIKE 'attempts_by_%'"),
+            "2");
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+  EXPECT_EQ(RawQuery(path_, "SELECT count(*) FROM sqlite_schema WHERE name = 'attempts_v3'"), "0");
+  EXPECT_EQ(RawExec(path_, "DELETE FROM attempts"), "attempts are never deleted");
 
   const AttemptRef ref{Uuid::Parse(id).value(), 1};
   Result<AttemptRecord> attempt = control.GetAttempt(ref);

@@ -141,9 +141,57 @@ CREATE TRIGGER routes_are_kept BEFORE DELETE ON shard_routes
 BEGIN SELECT RAISE(ABORT, 'shard routes are never deleted'); END;
 )sql";
 
+// Version 3: namespaces are data (control_store.h, Namespace): any name of
+// 1-32 of [a-z0-9_] starting with a letter, not only datasets and runs. A
+// CHECK constraint cannot be altered in SQLite, so attempts is rebuilt
+// (https://sqlite.org/lang_altertable.html, "Making Other Kinds Of Table
+// Schema Changes"): MigrateSchema turns foreign keys off around the
+// migration and checks them all before it commits, and the legacy rename
+// keeps the other tables' and triggers' references to "attempts" as they
+// are written.
+constexpr std::string_view kVersion3 = R"sql(
+PRAGMA legacy_alter_table = ON;
+CREATE TABLE attempts_v3 (
+  attempt_id TEXT NOT NULL,
+  generation INTEGER NOT NULL CHECK (generation >= 1),
+  namespace TEXT NOT NULL CHECK (length(namespace) BETWEEN 1 AND 32 AND namespace GLOB '[a-z]*'
+                                 AND namespace NOT GLOB '*[^a-z0-9_]*'),
+  name TEXT NOT NULL,
+  store TEXT NOT NULL,
+  key_prefix TEXT NOT NULL UNIQUE,
+  owner TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('active', 'published', 'abandoned')),
+  epoch INTEGER NOT NULL CHECK (epoch >= 1),
+  lease_expires_at INTEGER NOT NULL,
+  admission_limits TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  cleanup_due_at INTEGER,
+  cleanup_claimed_until INTEGER,
+  PRIMARY KEY (attempt_id, generation)
+) STRICT;
+INSERT INTO attempts_v3 SELECT * FROM attempts;
+DROP TABLE attempts;
+ALTER TABLE attempts_v3 RENAME TO attempts;
+CREATE INDEX attempts_by_root ON attempts (namespace, name, created_at);
+CREATE INDEX attempts_by_cleanup ON attempts (store, state, cleanup_due_at);
+
+CREATE TRIGGER attempt_state_is_final BEFORE UPDATE OF state ON attempts
+WHEN OLD.state <> 'active' AND NEW.state <> OLD.state
+BEGIN SELECT RAISE(ABORT, 'a published or abandoned attempt keeps its state'); END;
+
+CREATE TRIGGER attempt_identity_is_fixed
+BEFORE UPDATE OF attempt_id, generation, namespace, name, store, key_prefix ON attempts
+BEGIN SELECT RAISE(ABORT, 'an attempt''s identity, store and prefix never change'); END;
+
+CREATE TRIGGER attempts_are_kept BEFORE DELETE ON attempts
+BEGIN SELECT RAISE(ABORT, 'attempts are never deleted'); END;
+PRAGMA legacy_alter_table = OFF;
+)sql";
+
 // Index i takes version i to i + 1. A migration's text never changes once
 // released: databases of that version were made by it.
-constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1, kVersion2};
+constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1, kVersion2, kVersion3};
 
 Result<int64_t> QueryInt(Database& db, std::string_view sql) {
   VIGILO_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));
@@ -208,6 +256,14 @@ Status MigrateSchema(Database& db) {
     VIGILO_RETURN_IF_ERROR(check_known(version));
     if (version == kSqliteSchemaVersion) return read.Commit();
   }
+  // A migration may rebuild a table others refer to (version 3): foreign
+  // keys are off while it runs (a no-op inside a transaction, so before it)
+  // and every one is checked before the commit.
+  VIGILO_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys = OFF"));
+  struct KeysBackOn {
+    Database& db;
+    ~KeysBackOn() { (void)db.Exec("PRAGMA foreign_keys = ON"); }
+  } keys_back_on{db};
   VIGILO_ASSIGN_OR_RETURN(Transaction write, Transaction::Begin(db, Transaction::Kind::kWrite));
   VIGILO_ASSIGN_OR_RETURN(int64_t version, SchemaVersion(db));  // another process may have migrated meanwhile
   VIGILO_RETURN_IF_ERROR(check_known(version));
@@ -219,6 +275,11 @@ Status MigrateSchema(Database& db) {
   VIGILO_ASSIGN_OR_RETURN(Statement set, db.Prepare("INSERT INTO schema_version (version) VALUES (?1)"));
   VIGILO_RETURN_IF_ERROR(set.Bind(1, int64_t{kSqliteSchemaVersion}).Run());
   VIGILO_RETURN_IF_ERROR(db.Exec("PRAGMA application_id = " + std::to_string(kSqliteApplicationId)));
+  VIGILO_ASSIGN_OR_RETURN(int64_t broken, QueryInt(db, "SELECT count(*) FROM pragma_foreign_key_check"));
+  if (broken != 0) {
+    return Internal("migrating the control database " + db.path() + " would break " + std::to_string(broken) +
+                    " foreign keys; nothing was changed");
+  }
   return write.Commit();
 }
 

@@ -39,9 +39,30 @@ using store::Micros;
 
 // Named roots live in separate namespaces; the namespace is also the first
 // segment of an attempt's staging prefix (docs/format/case-storage-v1.md).
-enum class Namespace { kDatasets, kRuns };
-std::string_view NamespaceName(Namespace ns);  // "datasets", "runs"
-// InvalidArgument for anything but "datasets" or "runs".
+// A namespace is data, not a closed set: seed 004's two (kDatasets, kRuns)
+// and any a layer above adds (the catalog's publications) are each a name
+// of 1-32 of [a-z0-9_] starting with a letter, and the control store keeps
+// whichever it is given.
+class Namespace {
+ public:
+  static const Namespace kDatasets;  // "datasets"
+  static const Namespace kRuns;      // "runs"
+  // InvalidArgument for a name outside the rule.
+  static Result<Namespace> Named(std::string_view name);
+
+  const std::string& name() const { return name_; }
+  friend bool operator==(const Namespace&, const Namespace&) = default;
+  friend auto operator<=>(const Namespace&, const Namespace&) = default;
+
+ private:
+  explicit Namespace(std::string name) : name_(std::move(name)) {}
+  std::string name_;
+};
+inline const Namespace Namespace::kDatasets{"datasets"};
+inline const Namespace Namespace::kRuns{"runs"};
+
+inline std::string_view NamespaceName(const Namespace& ns) { return ns.name(); }
+// Namespace::Named, for a namespace read back from storage.
 Result<Namespace> ParseNamespace(std::string_view text);
 
 inline constexpr size_t kMaxRootNameChars = 128;
