@@ -1,15 +1,25 @@
 #include "context.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace vigilo::cli {
 
+std::string HostName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "";
+  return host;
+}
+
 engine::Settings SettingsFromProcessEnvironment() {
-  return engine::SettingsFromEnvironment([](std::string_view name) -> std::optional<std::string> {
+  engine::Settings settings = engine::SettingsFromEnvironment([](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
     if (value == nullptr) return std::nullopt;
     return std::string(value);
   });
+  settings.host = HostName();
+  return settings;
 }
 
 Result<std::unique_ptr<engine::Context>> MakeContext(const std::string& stores_flag) {

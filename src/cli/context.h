@@ -11,10 +11,13 @@
 
 namespace vigilo::cli {
 
-// The process environment as engine::Settings.
+// This machine's name (gethostname(2)); empty if it has none.
+std::string HostName();
+
+// The process environment as engine::Settings, with `host` = HostName().
 engine::Settings SettingsFromProcessEnvironment();
 
-// A Context over the process environment; `stores_flag` (--stores FILE),
+// A Context over the process's settings; `stores_flag` (--stores FILE),
 // when given, is the stores config in force.
 Result<std::unique_ptr<engine::Context>> MakeContext(const std::string& stores_flag = "");
 

@@ -95,9 +95,11 @@ Status Plan(const PlanArgs& a) {
   std::optional<std::filesystem::path> created;
   if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) {
     existing = OpenWriteTarget(a.store, a.stores_file, /*create_root=*/true);
-    constexpr std::string_view kLocal = "local:";
-    if (existing.ok() && (*existing)->target.ledger_store_id.starts_with(kLocal)) {
-      created = (*existing)->target.ledger_store_id.substr(kLocal.size());
+    if (existing.ok()) {
+      if (std::optional<std::string> dir = control::LocalDirectoryOfLedgerId(
+              (*existing)->target.ledger_store_id, (*existing)->context->settings().host)) {
+        created = *dir;
+      }
     }
   }
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<OpenedWriteTarget> opened, std::move(existing));

@@ -41,6 +41,7 @@ Record ReportRecord(const control::CleanupReport& report) {
   r.Add("claimed", json::Value::Uint(report.claimed));
   r.Add("deleted", json::Value::Uint(report.deleted));
   r.Add("remaining", json::Value::Uint(report.remaining));
+  if (!report.skipped.empty()) r.Add("skipped", json::Value(report.skipped));
   if (!report.status.ok()) r.Add("error", json::Value(report.status.ToString()));
   return r;
 }
@@ -58,13 +59,15 @@ Status Cleanup(const CleanupArgs& args) {
   if (reports.empty()) return args.output.json ? Status::Ok() : WriteStdout("no cleanup work is due\n");
   Status first;
   std::vector<Record> rows;
-  bool any_error = false;
+  bool any_error = false, any_skipped = false;
   for (const control::CleanupReport& report : reports) {
     rows.push_back(ReportRecord(report));
     any_error = any_error || !report.status.ok();
+    any_skipped = any_skipped || !report.skipped.empty();
     if (first.ok() && !report.status.ok()) first = report.status;
   }
   std::vector<std::string> columns = {"store", "claimed", "deleted", "remaining"};
+  if (any_skipped) columns.push_back("skipped");
   if (any_error) columns.push_back("error");
   VIGILO_RETURN_IF_ERROR(PrintTable(columns, rows, args.output));
   if (cancel.cancelled() && first.ok()) first = Cancelled("interrupted; unfinished cleanup stays recorded");

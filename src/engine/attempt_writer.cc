@@ -82,7 +82,9 @@ Status AttemptWriter::Take(const std::string& admission, const std::function<boo
   store::Micros now = target_.wall_clock->Now();
   std::optional<control::AttemptRecord> candidate;
   for (const control::AttemptRecord& a : attempts) {
-    if (a.state != control::AttemptState::kActive || a.store != target_.ledger_store_id) continue;
+    if (a.state != control::AttemptState::kActive || !control::SameLedgerStore(a.store, target_.ledger_store_id)) {
+      continue;
+    }
     if (a.lease_expires_at > now) continue;  // a live writer: not ours to touch
     if (resumable(a.admission_limits)) {
       candidate = a;  // the newest one wins (oldest first)
@@ -188,7 +190,7 @@ Result<AttemptWriter::PublishedRoot> AttemptWriter::PublishRoot(
 Result<std::optional<cases::VerifiedObject>> AttemptWriter::FetchPublishedRoot(const control::RootRecord& record,
                                                                                uint64_t max_bytes) {
   VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord owner, control_.GetAttempt(record.attempt));
-  if (owner.store != target_.ledger_store_id) return std::optional<cases::VerifiedObject>();
+  if (!control::SameLedgerStore(owner.store, target_.ledger_store_id)) return std::optional<cases::VerifiedObject>();
   VIGILO_ASSIGN_OR_RETURN(cases::ObjectRef ref, RootRefOf(record));
   VIGILO_ASSIGN_OR_RETURN(cases::VerifiedObject object, cases::StoreFetch(cases::SingleStore(governed_), max_bytes)(ref));
   return std::optional<cases::VerifiedObject>(std::move(object));
@@ -196,7 +198,7 @@ Result<std::optional<cases::VerifiedObject>> AttemptWriter::FetchPublishedRoot(c
 
 std::optional<std::string> AttemptWriter::OtherStoreOf(const control::RootRecord& record) {
   Result<control::AttemptRecord> owner = control_.GetAttempt(record.attempt);
-  if (!owner.ok() || owner->store == target_.ledger_store_id) return std::nullopt;
+  if (!owner.ok() || control::SameLedgerStore(owner->store, target_.ledger_store_id)) return std::nullopt;
   return owner->store;
 }
 

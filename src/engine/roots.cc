@@ -5,6 +5,27 @@
 #include "vigilo/control/cleanup.h"
 
 namespace vigilo::engine {
+namespace {
+
+// The `store` spec that opens the store a named root was written to; a
+// directory of another host is refused naming the root, the host and the
+// path (never opened: here that path is another directory).
+Result<std::string> SpecOfWrittenStore(Context& context, const std::string& ledger_id, control::Namespace ns,
+                                       const std::string& name) {
+  const std::string& host = context.settings().host;
+  Result<control::LedgerStore> parsed = control::ParseLedgerStoreId(ledger_id);
+  if (parsed.ok() && parsed->IsAnotherHostsDirectory(host)) {
+    return InvalidArgument(std::string("the ") + (ns == control::Namespace::kRuns ? "run" : "dataset") + " '" + name +
+                           "' was written to the directory " + parsed->path + " on the host " + parsed->host +
+                           ", not on this host (" + (host.empty() ? "unnamed" : host) +
+                           "), where that path is another directory: read it on " + parsed->host +
+                           ", or name a copy of that directory here with `store`")
+        .WithPath("store");
+  }
+  return control::StoreSpecForLedgerId(ledger_id, host);
+}
+
+}  // namespace
 
 Result<OpenedRoot> OpenPublishedRoot(Context& context, const RootLocator& locator, std::string_view store_spec,
                                      control::Namespace ns) {
@@ -23,7 +44,7 @@ Result<OpenedRoot> OpenPublishedRoot(Context& context, const RootLocator& locato
   VIGILO_ASSIGN_OR_RETURN(const store::StoreConfig* config, context.StoresConfig());
   std::string spec(store_spec);
   if (spec.empty() && !opened.resolved.ledger_store_id.empty()) {
-    spec = control::StoreSpecForLedgerId(opened.resolved.ledger_store_id);
+    VIGILO_ASSIGN_OR_RETURN(spec, SpecOfWrittenStore(context, opened.resolved.ledger_store_id, ns, locator.name));
   }
   if (spec.empty()) {
     const std::string& alias = opened.resolved.root.storage_alias;
@@ -50,7 +71,8 @@ Result<std::unique_ptr<WriteSession>> OpenWriteSession(Context& context, std::st
   auto session = std::make_unique<WriteSession>();
   VIGILO_ASSIGN_OR_RETURN(session->resolved,
                           context.OpenStore(store_spec, store::OpenOptions{.writable = true, .create_root = create_root}));
-  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id, control::LedgerStoreId(store_spec, session->resolved));
+  VIGILO_ASSIGN_OR_RETURN(std::string ledger_id,
+                          control::LedgerStoreId(store_spec, session->resolved, context.settings().host));
   VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, context.Control());
   WriteTarget& t = session->target;
   t.control = control;
@@ -69,13 +91,13 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
   const WriteTarget& target = session.target;
   VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveDataset(locator, target.control));
   const std::string& ledger_id = dataset->resolved.ledger_store_id;
-  if (!ledger_id.empty() && ledger_id != target.ledger_store_id) {
+  if (!ledger_id.empty() && !control::SameLedgerStore(ledger_id, target.ledger_store_id)) {
     // A dataset in a directory is referenced by the alias "local", which a
     // reader of the plan resolves to the plan's own store: a plan elsewhere
     // would verify here and be unreadable later (issue 34). Refused before
     // anything is written; configured aliases name their store and work.
     if (dataset->resolved.root.storage_alias == store::kDefaultLocalAlias) {
-      const std::string dataset_dir = control::StoreSpecForLedgerId(ledger_id);
+      const std::string dataset_dir = control::DescribeLedgerStore(ledger_id, context.settings().host);
       return InvalidArgument("the dataset '" + locator.name + "' is stored in the directory " + dataset_dir +
                              ", not in " + session.resolved.display +
                              "; its references record only the alias \"local\", which a reader of the plan "
@@ -83,8 +105,9 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
                              dataset_dir + ", or configure both stores under aliases (docs/format/stores.md)")
           .WithPath("store");
     }
-    VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other,
-                            context.OpenStore(control::StoreSpecForLedgerId(ledger_id), store::OpenOptions{}));
+    VIGILO_ASSIGN_OR_RETURN(std::string spec,
+                            SpecOfWrittenStore(context, ledger_id, control::Namespace::kDatasets, locator.name));
+    VIGILO_ASSIGN_OR_RETURN(store::ResolvedStore other, context.OpenStore(spec, store::OpenOptions{}));
     dataset->other_store = std::move(other.store);
   }
   VIGILO_ASSIGN_OR_RETURN(dataset->stores,

@@ -38,6 +38,13 @@ struct Settings {
   // ground-truth, else ~/.cache/vigilo/ground-truth; VIGILO_CACHE does not
   // apply); empty when neither variable names an absolute directory.
   std::string ground_truth_directory;
+  // This machine's name, which qualifies the ledger id of a directory store
+  // ("local://<host>/<path>", docs/format/stores.md "Ledger store ids") so
+  // that hosts sharing one control database never take each other's
+  // directories for their own. Not from the environment: the edge reads
+  // gethostname(2) (the CLI's context.cc); tests and bindings set their
+  // own. Empty: writing to or cleaning a directory store is refused.
+  std::string host;
 };
 
 // The lookup order of docs/format/stores.md and http-reading.md: empty
