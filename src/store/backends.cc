@@ -5,6 +5,7 @@
 
 #include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
+#include "vigilo/store/s3_store.h"
 
 namespace vigilo::store {
 namespace {
@@ -39,17 +40,6 @@ class HttpBackend final : public Backend {
   }
 };
 
-// s3://: configurable now (its settings are its own, unchecked until the
-// backend exists), not openable yet.
-class UnbuiltBackend final : public Backend {
- public:
-  bool remote() const override { return true; }
-  Status CheckEntry(const StoreEntry&, const std::string&) const override { return Status::Ok(); }
-  Result<std::unique_ptr<ObjectStore>> Open(const StoreEntry& entry, const OpenOptions&) const override {
-    return Unimplemented(entry.scheme + ":// stores are not built yet");
-  }
-};
-
 bool IsSchemeName(std::string_view scheme) {
   if (scheme.empty() || scheme[0] < 'a' || scheme[0] > 'z') return false;
   for (char c : scheme) {
@@ -65,7 +55,7 @@ BackendRegistry MakeBuiltin() {
   (void)registry.Register("file", std::make_shared<FileBackend>());
   (void)registry.Register("http", http);
   (void)registry.Register("https", http);
-  (void)registry.Register("s3", std::make_shared<UnbuiltBackend>());
+  (void)registry.Register("s3", MakeS3Backend());  // without the environment: s3_store.h
   return registry;
 }
 

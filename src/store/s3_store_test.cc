@@ -1,0 +1,263 @@
+// The s3 backend against a real Ceph RGW (rgw_test_support.h: one per
+// process): what the conformance suite (store_conformance_test.cc, built
+// into this binary with the S3 factories) does not say about S3 itself —
+// the 412 path and its read-back, lost acknowledgements, exact ranges,
+// signing and credential failures, a missing bucket, a server that is down,
+// and that no error ever names the endpoint, bucket, prefix or a credential.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "rgw_test_support.h"
+#include "vigilo/store/config.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/store/fault_store.h"
+#include "vigilo/store/governor.h"
+#include "vigilo/store/s3_store.h"
+
+namespace vigilo::store {
+namespace {
+
+using testing::SharedRgw;
+
+std::span<const uint8_t> AsBytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+class S3StoreTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto rgw = SharedRgw::Get();
+    ASSERT_TRUE(rgw.ok()) << rgw.status().ToString();
+    std::fprintf(stderr, "[ rgw      ] Ceph RGW up in %.1f s\n", (*rgw)->startup_seconds());
+  }
+  void SetUp() override {
+    auto rgw = SharedRgw::Get();
+    ASSERT_TRUE(rgw.ok()) << rgw.status().ToString();
+    rgw_ = *rgw;
+    prefix_ = rgw_->FreshPrefix();
+  }
+
+  std::unique_ptr<ObjectStore> Open(const StoreEntry& entry, bool writable = true) {
+    auto opened = MakeS3Backend()->Open(entry, OpenOptions{.writable = writable});
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    return opened.ok() ? std::move(opened).value() : nullptr;
+  }
+  std::unique_ptr<ObjectStore> Open() { return Open(rgw_->Entry("lake", prefix_)); }
+
+  // A status that may be printed: none of the alias's secrets in it.
+  void ExpectClean(const Status& s) {
+    const std::string text = s.ToString();
+    const std::string host = rgw_->endpoint().substr(7);  // 127.0.0.1:PORT
+    for (const std::string& secret : {host, std::string("127.0.0.1"), rgw_->secret_key(), rgw_->access_key(),
+                                      prefix_, rgw_->credentials_file(), std::string("s3://")}) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << "\"" << secret << "\" in: " << text;
+    }
+  }
+
+  SharedRgw* rgw_ = nullptr;
+  std::string prefix_;
+};
+
+TEST_F(S3StoreTest, ConditionalCreateReadsBackOn412) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->CreateIfAbsent("obj", AsBytes("first bytes"))->outcome, CreateOutcome::kCreated);
+  // 412, then the read-back finds exactly these bytes: a verified replay.
+  auto replay = store->CreateIfAbsent("obj", AsBytes("first bytes"));
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->outcome, CreateOutcome::kAlreadyIdentical);
+  EXPECT_EQ(replay->size, 11u);
+  // 412, then other bytes (same size, shorter, longer): AlreadyExists, untouched.
+  for (std::string_view other : {"first byteS", "first byte", "first bytes!", ""}) {
+    Status clash = store->CreateIfAbsent("obj", AsBytes(other)).status();
+    EXPECT_EQ(clash.code(), StatusCode::kAlreadyExists) << other;
+    EXPECT_EQ(clash.path(), "obj");
+    EXPECT_EQ(clash.message(), "the key holds other bytes (left unchanged)");
+    ExpectClean(clash);
+  }
+  EXPECT_EQ(store->Get("obj")->view(), "first bytes");
+}
+
+TEST_F(S3StoreTest, ALostAcknowledgementIsRetriedIntoAVerifiedReplay) {
+  std::shared_ptr<ObjectStore> backend = Open();
+  ASSERT_NE(backend, nullptr);
+  FaultPlan plan;
+  plan.Add(FaultRule{.fault = FaultKind::kAckLost, .op = StoreOp::kCreateIfAbsent});
+  auto faulty = std::make_unique<FaultInjectingStore>(backend, std::move(plan));
+  SeededRandom random(3);
+  auto governor = std::move(RequestGovernor::Create(GovernorLimits{}, DefaultClock(), random)).value();
+  GovernedStore governed(std::move(faulty), *governor);
+  // The PUT succeeded, its answer was lost; the retry's PUT gets 412 and the
+  // read-back finds these bytes.
+  auto created = governed.CreateIfAbsent("acked", AsBytes("payload"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->outcome, CreateOutcome::kAlreadyIdentical);
+  EXPECT_EQ(backend->Get("acked")->view(), "payload");
+}
+
+TEST_F(S3StoreTest, RangesAreExactAndCheckedAgainstContentRange) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->CreateIfAbsent("r", AsBytes("0123456789")).ok());
+  auto get = [&](uint64_t offset, uint64_t length) {
+    GetOptions options;
+    options.range = ByteRange{offset, length};
+    return store->Get("r", options);
+  };
+  EXPECT_EQ(get(0, 1)->view(), "0");
+  EXPECT_EQ(get(9, 1)->view(), "9");
+  EXPECT_EQ(get(3, 4)->view(), "3456");
+  EXPECT_EQ(get(10, 0)->view(), "");  // zero-length at the end: sized by HEAD
+  // RGW answers 8-10 of 10 bytes with 206 "bytes 8-9/10": past the end.
+  EXPECT_EQ(get(8, 3).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(get(10, 1).status().code(), StatusCode::kOutOfRange);  // 416
+  EXPECT_EQ(get(11, 0).status().code(), StatusCode::kOutOfRange);
+  GetOptions wrong_size;
+  wrong_size.expected_size = 11;
+  wrong_size.range = ByteRange{0, 2};
+  EXPECT_EQ(store->Get("r", wrong_size).status().code(), StatusCode::kIntegrityError);
+  EXPECT_EQ(store->Head("r")->size, 10u);
+}
+
+TEST_F(S3StoreTest, KeysNeedingEscapesAreSignedAndStoredUnderThePrefix) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  const std::string key = "ivf_postings/cid_bucket=000001/part 0+1~x.parquet";
+  ASSERT_TRUE(store->CreateIfAbsent(key, AsBytes("escaped")).ok());
+  EXPECT_EQ(store->Get(key)->view(), "escaped");
+  // The same object through the bucket's root: PREFIX/KEY.
+  auto root = Open(rgw_->Entry("root", ""));
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->Get(prefix_ + "/" + key)->view(), "escaped");
+  EXPECT_EQ(root->Get(key).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(S3StoreTest, WrongCredentialsAreClearErrorsWithoutSecrets) {
+  auto seeded = Open();
+  ASSERT_TRUE(seeded->CreateIfAbsent("k", AsBytes("x")).ok());
+  // Profile "default" of the test's credentials file: an unknown access key.
+  StoreEntry unknown = rgw_->Entry("lake", prefix_);
+  unknown.backend.as_object().Find("credentials")->as_object().Set("profile", json::Value("default"));
+  auto store = Open(unknown);
+  ASSERT_NE(store, nullptr);
+  Status s = store->Get("k").status();
+  EXPECT_EQ(s.code(), StatusCode::kIoError) << s.ToString();
+  EXPECT_NE(s.message().find("HTTP 403 InvalidAccessKeyId"), std::string_view::npos) << s.ToString();
+  EXPECT_NE(s.message().find("backend.credentials"), std::string_view::npos) << s.ToString();
+  EXPECT_EQ(s.path(), "k");
+  ExpectClean(s);
+
+  // The right access key with a wrong secret: the signature does not match.
+  const std::string file = rgw_->scratch() + "/wrong-secret";
+  std::ofstream(file) << "[default]\naws_access_key_id = " << rgw_->access_key()
+                      << "\naws_secret_access_key = not-" << rgw_->secret_key() << "\n";
+  StoreEntry wrong = rgw_->Entry("lake", prefix_);
+  wrong.backend.as_object().Find("credentials")->as_object().Set("path", json::Value(file));
+  wrong.backend.as_object().Find("credentials")->as_object().Set("profile", json::Value("default"));
+  store = Open(wrong);
+  for (Status refused : {store->Get("k").status(), store->Head("k").status(),
+                         store->CreateIfAbsent("k2", AsBytes("y")).status(), store->Delete("k")}) {
+    EXPECT_EQ(refused.code(), StatusCode::kIoError) << refused.ToString();
+    EXPECT_NE(refused.message().find("HTTP 403"), std::string_view::npos) << refused.ToString();
+    ExpectClean(refused);
+  }
+  EXPECT_NE(store->Get("k").status().message().find("SignatureDoesNotMatch"), std::string_view::npos);
+  EXPECT_EQ(seeded->Get("k")->view(), "x");  // nothing was deleted
+  EXPECT_EQ(seeded->Get("k2").status().code(), StatusCode::kNotFound);  // nothing was written
+}
+
+TEST_F(S3StoreTest, MissingCredentialsNameTheSetting) {
+  StoreEntry env = rgw_->Entry("lake", prefix_);
+  env.backend.as_object().Set("credentials", std::move(json::Parse(R"({"source":"environment"})")).value());
+  // The builtin backend was given no environment.
+  Status none = MakeS3Backend()->Open(env, {}).status();
+  EXPECT_EQ(none.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(none.message().find("(backend.credentials.source)"), std::string_view::npos) << none.ToString();
+  // An environment without the secret.
+  std::map<std::string, std::string, std::less<>> vars = {{"AWS_ACCESS_KEY_ID", rgw_->access_key()}};
+  S3BackendOptions options{.environment = [&](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }};
+  SeededRandom random(5);
+  auto governor = std::move(RequestGovernor::Create(GovernorLimits{}, DefaultClock(), random)).value();
+  BackendRegistry registry;
+  ASSERT_TRUE(registry.Register("s3", MakeS3Backend(options)).ok());
+  Status missing = OpenConfiguredStore(env, {.governor = governor.get(), .backends = &registry}).status();
+  EXPECT_EQ(missing.message(),
+            "store alias \"lake\": the environment variable AWS_SECRET_ACCESS_KEY is unset or empty "
+            "(backend.credentials.source)");
+  ExpectClean(missing);
+  // With both variables it works, under the governor.
+  vars["AWS_SECRET_ACCESS_KEY"] = rgw_->secret_key();
+  auto store = OpenConfiguredStore(env, {.writable = true, .governor = governor.get(), .backends = &registry});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->CreateIfAbsent("env", AsBytes("from the environment"))->outcome, CreateOutcome::kCreated);
+  EXPECT_EQ((*store)->Get("env")->view(), "from the environment");
+  // A credentials file that is not there names its setting, not its path.
+  StoreEntry file = rgw_->Entry("lake", prefix_);
+  file.backend.as_object().Find("credentials")->as_object().Set("path", json::Value(rgw_->scratch() + "/none"));
+  Status no_file = MakeS3Backend()->Open(file, {}).status();
+  EXPECT_EQ(no_file.code(), StatusCode::kNotFound);
+  EXPECT_NE(no_file.message().find("(backend.credentials.path)"), std::string_view::npos) << no_file.ToString();
+  ExpectClean(no_file);
+}
+
+TEST_F(S3StoreTest, AMissingBucketIsAConfigurationErrorNotAMissingObject) {
+  StoreEntry entry = rgw_->Entry("lake", prefix_);
+  entry.url = "s3://no-such-bucket-" + prefix_ + "/p";
+  auto store = Open(entry);
+  ASSERT_NE(store, nullptr);
+  for (Status s : {store->Get("k").status(), store->CreateIfAbsent("k", AsBytes("x")).status(), store->Delete("k")}) {
+    EXPECT_EQ(s.code(), StatusCode::kIoError) << s.ToString();
+    EXPECT_NE(s.message().find("NoSuchBucket"), std::string_view::npos) << s.ToString();
+    EXPECT_EQ(s.message().find("no-such-bucket"), std::string_view::npos) << s.ToString();
+    ExpectClean(s);
+  }
+}
+
+TEST_F(S3StoreTest, AServerThatIsDownIsUnavailableAndRetriedByTheGovernor) {
+  StoreEntry entry = rgw_->Entry("lake", prefix_);
+  entry.backend.as_object().Set("endpoint", json::Value("http://127.0.0.1:1"));
+  auto bare = Open(entry);
+  ASSERT_NE(bare, nullptr);
+  Status refused = bare->Get("k").status();
+  EXPECT_EQ(refused.code(), StatusCode::kUnavailable) << refused.ToString();
+  EXPECT_EQ(refused.message(), "connection refused");
+  SeededRandom random(9);
+  GovernorLimits limits;
+  limits.retry_backoff_base_ms = std::chrono::milliseconds(1);
+  auto governor = std::move(RequestGovernor::Create(limits, DefaultClock(), random)).value();
+  auto governed = OpenConfiguredStore(entry, {.governor = governor.get()});
+  ASSERT_TRUE(governed.ok()) << governed.status().ToString();
+  Status retried = (*governed)->Get("k").status();
+  EXPECT_EQ(retried.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(retried.message(), "connection refused (after 3 attempts)");
+  ExpectClean(retried);
+}
+
+TEST_F(S3StoreTest, StreamingCreateSpoolsAndPutsOnceAtCommit) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  auto writer = std::move(store->BeginCreate("spooled")).value();
+  std::string expected;
+  for (int i = 0; i < 64; ++i) {
+    std::string part(40000, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE(writer->Append(AsBytes(part)).ok());
+    expected += part;
+  }
+  EXPECT_EQ(store->Head("spooled").status().code(), StatusCode::kNotFound);  // nothing before Commit
+  EXPECT_EQ(writer->Commit()->outcome, CreateOutcome::kCreated);
+  EXPECT_EQ(store->Get("spooled")->view(), expected);
+  EXPECT_EQ(writer->Commit().status().code(), StatusCode::kInvalidArgument);
+  // A read-only store refuses writes before any request.
+  auto read_only = Open(rgw_->Entry("lake", prefix_, false), false);
+  EXPECT_EQ(read_only->BeginCreate("x").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(read_only->Get("spooled")->size(), expected.size());
+}
+
+}  // namespace
+}  // namespace vigilo::store
