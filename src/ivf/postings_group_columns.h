@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "vigilo/common/result.h"
-#include "vigilo/ivf/query_core.h"
+#include "publication_reader_state.h"
 #include "vigilo/ivf/types.h"
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/column_view.h"

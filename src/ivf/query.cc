@@ -8,6 +8,7 @@
 #include "column_schema.h"
 #include "lvq_screen_internal.h"
 #include "postings_group_columns.h"
+#include "publication_reader_state.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/postings_cid.h"
 #include "vigilo/ivf/types.h"
@@ -239,33 +240,38 @@ struct PublicationReader::Scratch {
   std::vector<screen::ScreenContext> screens;
 };
 
+PublicationReader::State::State(Manifest m) : manifest(std::move(m)) {
+  objects.emplace(manifest.hierarchy.centroids.path, manifest.hierarchy.centroids);
+  for (const PostingsFile& f : manifest.postings) objects.emplace(f.object.path, f.object);
+  if (manifest.source) {
+    for (const SourceFile& f : manifest.source->files) objects.emplace(f.object.path, f.object);
+  }
+}
+PublicationReader::State::~State() = default;
+
+PublicationReader::PublicationReader(Manifest manifest) : state_(std::make_unique<State>(std::move(manifest))) {}
 PublicationReader::~PublicationReader() = default;
 PublicationReader::PublicationReader(PublicationReader&&) noexcept = default;
 PublicationReader& PublicationReader::operator=(PublicationReader&&) noexcept = default;
 
-PublicationReader::Scratch& PublicationReader::scratch() {
-  if (!scratch_) scratch_ = std::make_unique<Scratch>();
-  return *scratch_;
-}
+const Manifest& PublicationReader::manifest() const { return state_->manifest; }
 
-PublicationReader::PublicationReader(Manifest manifest) : manifest_(std::move(manifest)) {
-  objects_.emplace(manifest_.hierarchy.centroids.path, manifest_.hierarchy.centroids);
-  for (const PostingsFile& f : manifest_.postings) objects_.emplace(f.object.path, f.object);
-  if (manifest_.source) {
-    for (const SourceFile& f : manifest_.source->files) objects_.emplace(f.object.path, f.object);
-  }
+PublicationReader::Scratch& PublicationReader::scratch() {
+  if (!state_->scratch) state_->scratch = std::make_unique<Scratch>();
+  return *state_->scratch;
 }
+bool PublicationReader::has_centroids() const { return !state_->centroids.empty(); }
 
 std::optional<uint64_t> PublicationReader::ObjectSize(std::string_view path) const {
-  auto it = objects_.find(path);
-  if (it == objects_.end()) return std::nullopt;
+  auto it = state_->objects.find(path);
+  if (it == state_->objects.end()) return std::nullopt;
   return it->second.size;
 }
 
 const std::string& PublicationReader::ObjectSha256(std::string_view path) const {
   static const std::string kNone;
-  auto it = objects_.find(path);
-  return it == objects_.end() ? kNone : it->second.sha256;
+  auto it = state_->objects.find(path);
+  return it == state_->objects.end() ? kNone : it->second.sha256;
 }
 
 QueryRun::QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options)
@@ -295,7 +301,7 @@ Result<std::unique_ptr<QueryRun>> QueryRun::Start(PublicationReader& reader, std
 Status QueryRun::Advance() {
   const Manifest& m = reader_.manifest();
   requests_.clear();
-  if (reader_.centroids_.empty()) {
+  if (reader_.state().centroids.empty()) {
     stage_ = Stage::kCentroids;
     requests_.push_back(ObjectRange{m.hierarchy.centroids.path, 0, m.hierarchy.centroids.size});
     return Status::Ok();
@@ -311,8 +317,8 @@ Status QueryRun::Advance() {
     std::vector<uint32_t>& order = scratch.order;
     distance.resize(nlist);
     order.resize(nlist);
-    const RowBlock all{nlist, reader_.centroid_offsets_.data(), reader_.centroid_scales_.data(),
-                       reader_.centroid_codes_.data(), d, reader_.centroid_code_sums_.data()};
+    const RowBlock all{nlist, reader_.state().centroid_offsets.data(), reader_.state().centroid_scales.data(),
+                       reader_.state().centroid_codes.data(), d, reader_.state().centroid_code_sums.data()};
     // With the screen, the queries go kRankBatch at a time: their contexts
     // prepared and every centroid's bounds computed for all of them in one
     // pass over the centroid codes, then each ranked in turn.
@@ -397,7 +403,7 @@ Status QueryRun::PlanFooters() {
   footer_files_.clear();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
-    if (!HoldsProbe(f, probed) || reader_.footers_.count(i) != 0) continue;
+    if (!HoldsProbe(f, probed) || reader_.state().footers.count(i) != 0) continue;
     footer_files_.push_back(i);
     requests_.push_back(FooterTailRequest(f.object, options_.footer_tail_bytes));
   }
@@ -415,8 +421,8 @@ Status QueryRun::PlanChunks() {
   // indexed by now), in file and row-group order.
   std::vector<std::pair<uint32_t, uint32_t>> selected;
   for (uint32_t cid : probed_) {
-    if (cid < reader_.cid_groups_.size()) {
-      selected.insert(selected.end(), reader_.cid_groups_[cid].begin(), reader_.cid_groups_[cid].end());
+    if (cid < reader_.state().cid_groups.size()) {
+      selected.insert(selected.end(), reader_.state().cid_groups[cid].begin(), reader_.state().cid_groups[cid].end());
     }
   }
   std::sort(selected.begin(), selected.end());
@@ -425,7 +431,7 @@ Status QueryRun::PlanChunks() {
   uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
   for (size_t s = 0; s < selected.size(); ++s) {
     const auto [i, g] = selected[s];
-    const PostingsGroup& group = reader_.groups_.at(i)[g];
+    const PostingsGroup& group = reader_.state().groups.at(i)[g];
     uint64_t begin = group.chunks[0].offset, end = begin;
     for (const parquet::ByteRange& r : group.chunks) {
       begin = std::min(begin, r.offset);
@@ -469,13 +475,13 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
         s = centroids.status();
         break;
       }
-      reader_.centroids_ = std::move(centroids->decoded);
-      reader_.centroid_offsets_ = std::move(centroids->offsets);
-      reader_.centroid_scales_ = std::move(centroids->scales);
-      reader_.centroid_codes_ = std::move(centroids->codes);
-      reader_.centroid_code_sums_.resize(m.index.nlist);
-      ComputeCodeSums(Encoding::kLvq8, m.index.dimension, m.index.nlist, reader_.centroid_codes_.data(),
-                      m.index.dimension, reader_.centroid_code_sums_.data());
+      reader_.state().centroids = std::move(centroids->decoded);
+      reader_.state().centroid_offsets = std::move(centroids->offsets);
+      reader_.state().centroid_scales = std::move(centroids->scales);
+      reader_.state().centroid_codes = std::move(centroids->codes);
+      reader_.state().centroid_code_sums.resize(m.index.nlist);
+      ComputeCodeSums(Encoding::kLvq8, m.index.dimension, m.index.nlist, reader_.state().centroid_codes.data(),
+                      m.index.dimension, reader_.state().centroid_code_sums.data());
       s = Advance();
       break;
     }
@@ -493,7 +499,7 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
         if (step->footer) {
           parquet::Footer* footer = &*step->footer;
           // Cached first: the groups point into the cached footer.
-          const parquet::Footer& cached = reader_.footers_.emplace(file, std::move(*footer)).first->second;
+          const parquet::Footer& cached = reader_.state().footers.emplace(file, std::move(*footer)).first->second;
           // The columns are read by position: they must be the manifest's
           // (its source-key above all), exactly as `index verify` checks.
           Status schema = CheckSchema(cached, PostingsColumns(m), f.object.path);
@@ -509,15 +515,15 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           }
           if (!groups.ok()) {
             s = groups.status();
-            reader_.footers_.erase(file);
+            reader_.state().footers.erase(file);
             break;
           }
-          reader_.postings_columns_.emplace(file, std::move(columns));
-          const std::vector<PostingsGroup>& indexed = reader_.groups_.emplace(file, std::move(*groups)).first->second;
+          reader_.state().postings_columns.emplace(file, std::move(columns));
+          const std::vector<PostingsGroup>& indexed = reader_.state().groups.emplace(file, std::move(*groups)).first->second;
           // The CIDs were checked against the bucket's interval, which lies within [0, nlist).
-          reader_.cid_groups_.resize(m.index.nlist);
+          reader_.state().cid_groups.resize(m.index.nlist);
           for (size_t g = 0; g < indexed.size(); ++g) {
-            reader_.cid_groups_[indexed[g].cid].emplace_back(static_cast<uint32_t>(file), static_cast<uint32_t>(g));
+            reader_.state().cid_groups[indexed[g].cid].emplace_back(static_cast<uint32_t>(file), static_cast<uint32_t>(g));
           }
         } else {
           again.push_back(file);
@@ -583,8 +589,8 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         if (!prepared_up_front) continue;
         std::span<float> row(decoded.data() + centroids.size() * d, d);
         VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8,
-                                         LvqParams{reader_.centroid_offsets_[cid], reader_.centroid_scales_[cid]},
-                                         std::span<const uint8_t>(reader_.centroid_codes_.data() + size_t{cid} * d, d), row));
+                                         LvqParams{reader_.state().centroid_offsets[cid], reader_.state().centroid_scales[cid]},
+                                         std::span<const uint8_t>(reader_.state().centroid_codes.data() + size_t{cid} * d, d), row));
         centroids.emplace_back(row);
       }
       if (prepared_up_front) {
@@ -629,7 +635,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   // headers are far apart, and read one by one each would wait on memory.
   for (size_t r = 0; r < responses.size(); ++r) {
     for (const ChunkSlice& slice : slices_[r]) {
-      const PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
+      const PostingsGroup& group = reader_.state().groups.at(slice.file)[slice.row_group];
       for (size_t leaf = 1; leaf < 4; ++leaf) {
         const uint64_t at = group.chunks[leaf].offset - requests_[r].offset;
         if (at < responses[r].size()) __builtin_prefetch(responses[r].data() + at);
@@ -640,19 +646,19 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
     for (const ChunkSlice& slice : slices_[r]) {
-      PostingsGroup& group = reader_.groups_.at(slice.file)[slice.row_group];
+      PostingsGroup& group = reader_.state().groups.at(slice.file)[slice.row_group];
       const std::vector<std::pair<uint32_t, size_t>>& probes = probers(slice.cid);
       const std::string& path = m.postings[slice.file].object.path;
       VIGILO_ASSIGN_OR_RETURN(
           const bool in_place,
-          columns.Read(PostingsGroupColumns::Source{&group, &reader_.postings_columns_.at(slice.file), bytes,
+          columns.Read(PostingsGroupColumns::Source{&group, &reader_.state().postings_columns.at(slice.file), bytes,
                                                     request.offset, &path, slice.row_group, slice.first_row}));
       ++(in_place ? result_.row_groups_in_place : result_.row_groups_decoded);
       const size_t n = columns.rows();
       const std::vector<float>& offsets = columns.offsets();
       const std::vector<float>& scales = columns.scales();
       const std::vector<parquet::ValueRun>& code_runs = columns.code_runs();
-      std::span<const float> centroid(reader_.centroids_.data() + size_t{slice.cid} * d, d);
+      std::span<const float> centroid(reader_.state().centroids.data() + size_t{slice.cid} * d, d);
       distance.resize(n);
       // l2 with the screen and several queries probing the group: its exact
       // code sums, computed once for all of them (the screen and the kernels

@@ -1,5 +1,7 @@
 #include "vigilo/ivf/source_lookup_core.h"
 
+#include "publication_reader_state.h"
+
 #include <algorithm>
 
 #include "vigilo/parquet/column_reader.h"
@@ -62,7 +64,7 @@ Status SourceLookup::PlanFooters() {
   requests_.clear();
   footer_files_.clear();
   for (const Wanted& w : wanted_) {
-    if (reader_.source_footers_.count(w.file) != 0 ||
+    if (reader_.state().source_footers.count(w.file) != 0 ||
         std::find(footer_files_.begin(), footer_files_.end(), w.file) != footer_files_.end()) {
       continue;
     }
@@ -82,7 +84,7 @@ Status SourceLookup::PlanFooters() {
 Status SourceLookup::CheckFooter(size_t file) const {
   const SourceSpec& s = *reader_.manifest().source;
   const SourceFile& f = s.files[file];
-  const parquet::Footer& footer = reader_.source_footers_.at(file);
+  const parquet::Footer& footer = reader_.state().source_footers.at(file);
   const auto& leaves = footer.schema.leaves;
   if (leaves.size() != s.columns.size()) {
     return InvalidFormat("the footer has " + std::to_string(leaves.size()) + " leaf columns; the manifest declares " +
@@ -130,7 +132,7 @@ Status SourceLookup::PlanChunks() {
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   for (auto [file, g] : groups) {
-    const parquet::Footer& footer = reader_.source_footers_.at(file);
+    const parquet::Footer& footer = reader_.state().source_footers.at(file);
     VIGILO_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroup(footer, g));
     for (size_t leaf : leaves) {
       all.push_back(Chunk{file, g, leaf, plan[leaf].range.offset, plan[leaf].range.length});
@@ -175,9 +177,9 @@ Status SourceLookup::Supply(std::span<const std::span<const uint8_t>> responses)
       if (!step.ok()) {
         status = step.status();
       } else if (step->footer) {
-        reader_.source_footers_.emplace(file, std::move(*step->footer));
+        reader_.state().source_footers.emplace(file, std::move(*step->footer));
         status = CheckFooter(file);
-        if (!status.ok()) reader_.source_footers_.erase(file);  // not cached: it does not match the manifest
+        if (!status.ok()) reader_.state().source_footers.erase(file);  // not cached: it does not match the manifest
       } else {
         again.push_back(file);
         more.push_back(std::move(*step->more));
@@ -207,7 +209,7 @@ Status SourceLookup::Extract(std::span<const std::span<const uint8_t>> responses
   for (size_t r = 0; r < responses.size(); ++r) {
     std::span<const uint8_t> bytes = responses[r];
     for (const Chunk& c : chunks_[r]) {
-      const parquet::Footer& footer = reader_.source_footers_.at(c.file);
+      const parquet::Footer& footer = reader_.state().source_footers.at(c.file);
       const std::string& path = s.files[c.file].object.path;
       auto decoded = parquet::DecodeColumnChunk(footer, c.row_group, c.leaf,
                                                 bytes.subspan(c.offset - requests_[r].offset, c.length));

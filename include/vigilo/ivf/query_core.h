@@ -41,8 +41,6 @@
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/range_plan.h"
-#include "vigilo/parquet/column_reader.h"
-#include "vigilo/parquet/footer.h"
 
 namespace vigilo::ivf {
 
@@ -92,39 +90,24 @@ struct QueryResult {
   std::vector<std::vector<uint32_t>> probes;
 };
 
-// One postings row group as the planner sees it, derived once from its
-// file's footer: its CID (checked statistics), first row within the file and
-// the byte ranges of its key, offset, scale and code chunks, so planning a
-// query touches no Thrift structures.
-struct PostingsGroup {
-  uint32_t cid = 0;
-  uint64_t first_row = 0;
-  uint64_t rows = 0;
-  parquet::ByteRange chunks[4];
-  const parquet::ColumnMetaData* meta[4] = {};  // into the cached footer
-  // Where the values lie in the key, offset, scale and code chunks (from
-  // each chunk's first byte), recorded by the first query that read them in
-  // place and checked them (pages, counts, code lengths). The objects are
-  // immutable, so later queries read the same positions in the bytes they
-  // fetch without parsing page headers again. Empty: not read in place yet
-  // (or not readable in place: a key chunk that is not INT32/INT64 PLAIN).
-  struct Run {
-    uint64_t offset = 0;
-    size_t count = 0;
-    size_t stride = 0;
-  };
-  std::vector<Run> in_place[4];
-};
-
 // Per-publication state shared by queries: decoded centroids and parsed
-// footers, cached forever (publications are immutable).
+// footers, cached forever (publications are immutable), behind a pointer
+// (its layout is the query core's own: src/ivf/publication_reader_state.h).
+//
+// Threads: a reader is not thread-safe. Every QueryRun and SourceLookup on
+// it mutates its caches and working buffers, so runs on one reader must not
+// overlap in time (interleaving runs on one thread is fine: each call
+// leaves the reader consistent). Concurrent searches of one publication use
+// one reader each — engine::Publication keeps a pool of them, and
+// MemoryContextTest.ConcurrentSearchesOfOnePublicationAnswerAsALoneSearch
+// checks that eight threads get the single-thread answers.
 class PublicationReader {
  public:
   explicit PublicationReader(Manifest manifest);
   ~PublicationReader();
   PublicationReader(PublicationReader&&) noexcept;
   PublicationReader& operator=(PublicationReader&&) noexcept;
-  const Manifest& manifest() const { return manifest_; }
+  const Manifest& manifest() const;
   // The manifest's size of the object at `path` (nullopt for a path it does
   // not name): what a driver's Get expects, so it never needs a HEAD.
   std::optional<uint64_t> ObjectSize(std::string_view path) const;
@@ -134,32 +117,19 @@ class PublicationReader {
   // ivf-query.md, "What a reader checks").
   const std::string& ObjectSha256(std::string_view path) const;
   // The centroids were decoded by an earlier run (a run then never asks for them).
-  bool has_centroids() const { return !centroids_.empty(); }
+  bool has_centroids() const;
 
  private:
   friend class QueryRun;
   friend class SourceLookup;
-  Manifest manifest_;
-  std::map<std::string, ObjectDescriptor, std::less<>> objects_;  // by manifest path
-  // Loaded from centroids.parquet on the first query (in CID order):
-  std::vector<float> centroids_;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
-  std::vector<float> centroid_offsets_, centroid_scales_;  // nlist each
-  std::vector<uint8_t> centroid_codes_;                    // nlist × d LVQ8 codes (ranked by the kernel)
-  std::vector<CodeSums> centroid_code_sums_;               // nlist: computed once, not per query
-  std::map<size_t, parquet::Footer> footers_;         // by postings file index
-  std::map<size_t, std::vector<PostingsGroup>> groups_;  // by postings file index
-  // Per CID: its row groups (postings file index, row group) in the files
-  // indexed so far, so planning visits only the probed CIDs' groups.
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> cid_groups_;
-  // Per postings file: its key, offset, scale and code leaves.
-  std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns_;
-  std::map<size_t, parquet::Footer> source_footers_;  // by source file index
-  // Working buffers of a query's ranking and scoring, kept for the next
-  // query (the contexts hold vectors of their own). Used only within one
-  // Advance or Score call, so runs interleaved on one reader never share them.
+  struct State;
+  // Working buffers of a query's ranking and scoring (query.cc), made on
+  // first use.
   struct Scratch;
-  std::unique_ptr<Scratch> scratch_;
   Scratch& scratch();
+  State& state() { return *state_; }
+  const State& state() const { return *state_; }
+  std::unique_ptr<State> state_;
 };
 
 class QueryRun {

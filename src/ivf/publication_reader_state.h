@@ -1,0 +1,71 @@
+// PublicationReader's state (include/vigilo/ivf/query_core.h keeps it
+// behind a pointer): the manifest, its objects by path, and what queries
+// cached — decoded centroids, parsed footers, the postings row groups per
+// CID. Only the query core (query.cc, source_lookup.cc and their helpers)
+// sees it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vigilo/ivf/lvq_kernels.h"
+#include "vigilo/ivf/query_core.h"
+#include "vigilo/ivf/range_plan.h"
+#include "vigilo/parquet/column_reader.h"
+#include "vigilo/parquet/footer.h"
+
+namespace vigilo::ivf {
+
+// One postings row group as the planner sees it, derived once from its
+// file's footer: its CID (checked statistics), first row within the file and
+// the byte ranges of its key, offset, scale and code chunks, so planning a
+// query touches no Thrift structures.
+struct PostingsGroup {
+  uint32_t cid = 0;
+  uint64_t first_row = 0;
+  uint64_t rows = 0;
+  parquet::ByteRange chunks[4];
+  const parquet::ColumnMetaData* meta[4] = {};  // into the cached footer
+  // Where the values lie in the key, offset, scale and code chunks (from
+  // each chunk's first byte), recorded by the first query that read them in
+  // place and checked them (pages, counts, code lengths). The objects are
+  // immutable, so later queries read the same positions in the bytes they
+  // fetch without parsing page headers again. Empty: not read in place yet
+  // (or not readable in place: a key chunk that is not INT32/INT64 PLAIN).
+  struct Run {
+    uint64_t offset = 0;
+    size_t count = 0;
+    size_t stride = 0;
+  };
+  std::vector<Run> in_place[4];
+};
+
+struct PublicationReader::State {
+  explicit State(Manifest m);
+  ~State();
+
+  Manifest manifest;
+  std::map<std::string, ObjectDescriptor, std::less<>> objects;  // by manifest path
+  // Loaded from centroids.parquet on the first query (in CID order):
+  std::vector<float> centroids;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
+  std::vector<float> centroid_offsets, centroid_scales;  // nlist each
+  std::vector<uint8_t> centroid_codes;                   // nlist × d LVQ8 codes (ranked by the kernel)
+  std::vector<CodeSums> centroid_code_sums;              // nlist: computed once, not per query
+  std::map<size_t, parquet::Footer> footers;             // by postings file index
+  std::map<size_t, std::vector<PostingsGroup>> groups;   // by postings file index
+  // Per CID: its row groups (postings file index, row group) in the files
+  // indexed so far, so planning visits only the probed CIDs' groups.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> cid_groups;
+  // Per postings file: its key, offset, scale and code leaves.
+  std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns;
+  std::map<size_t, parquet::Footer> source_footers;  // by source file index
+  // Working buffers of a query's ranking and scoring, kept for the next
+  // query (the contexts hold vectors of their own). Used only within one
+  // Advance or Score call, so runs interleaved on one reader never share them.
+  std::unique_ptr<Scratch> scratch;
+};
+
+}  // namespace vigilo::ivf
