@@ -754,7 +754,9 @@ TEST(CliTest, IndexBuildRefusesAColumnNamedLikeTheGeneratedKey) {
   EXPECT_EQ(keyed.exit_code, kExitUsage);
   EXPECT_EQ(keyed.err, "vigilo: invalid_argument: " + input + ": --source needs a long key equal to the row "
                        "position (0, 1, 2, …); the key \"_row\" in row group 0 (rows 0…299) ranges over "
-                       "997907…1000000 (the file's statistics)\n");
+                       "997907…1000000 (the file's statistics); to keep these ids, rename the column \"_row\" and "
+                       "pass --id-column with its new name instead of --key: the publication is then keyed by row "
+                       "position (_row), and every hit returns your ids\n");
   EXPECT_FALSE(std::filesystem::exists(out));
   CliRun no_source = Vigilo("index build " + input + " --vector-field emb --key _row --metric l2_squared "
                             "--encoding lvq8 --nlist 8 -q --json -o " + out);

@@ -72,7 +72,7 @@ Result<ivf::Metric> MetricFlag(const std::string& text) {
 }
 
 struct BuildArgs {
-  std::string input, input_flag, vector_field, key, metric = "cosine", encoding = "lvq8", format, out, scratch;
+  std::string input, input_flag, vector_field, key, id_column, metric = "cosine", encoding = "lvq8", format, out, scratch;
   std::optional<uint32_t> nlist, roots;
   std::optional<uint64_t> sample;
   uint32_t iterations = 10;
@@ -125,9 +125,12 @@ Status Build(const BuildArgs& a) {
   o.seed = a.seed;
   o.threads = a.threads;
   o.scratch = a.scratch;
-  if (!a.columns.empty() && !a.source) return InvalidArgument("--columns needs --source");
+  if (!a.columns.empty() && !a.source && a.id_column.empty()) {
+    return InvalidArgument("--columns needs --source (or --id-column)");
+  }
   o.source = a.source;
   o.source_columns = a.columns;
+  o.id_column = a.id_column;
   o.source_layout.row_group_rows = a.source_row_group_rows;
   Progress bar = Progress::ForStderr(a.quiet);
   o.progress = [&bar](std::string_view phase, uint64_t done, uint64_t total) { bar.Update(phase, done, total); };
@@ -156,6 +159,8 @@ Status Build(const BuildArgs& a) {
   r.Add("empty_leaves", json::Value::Uint(built->empty_leaves));
   r.Add("postings_files", json::Value::Uint(m.postings.size()));
   if (m.source) r.Add("source_files", json::Value::Uint(m.source->files.size()));
+  // The layout an --id-column build chose, said where the user reads the result.
+  if (!a.id_column.empty()) r.Add("id_column", json::Value(a.id_column));
   if (m.embedding) {
     r.Add("embedding_assets", json::Value::Uint(m.embedding->assets.size()));
     r.Add("skipped_rows", json::Value::Uint(built->skipped_rows));
@@ -415,7 +420,13 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                     "lists them when there are several); for .fvecs/.bvecs/.npy the name recorded (default vector)");
   build->add_option("--key", b->key,
                     "Key column (Parquet/JSONL); default: the row position, a long named _row (an input column "
-                    "named _row then needs --key or a new name)");
+                    "named _row then needs --key or a new name); with --source it must be a long 0, 1, 2, ... "
+                    "(other ids: --id-column)");
+  build->add_option("--id-column", b->id_column,
+                    "Your own ids (strings, or integers that are not 0, 1, 2, ...): the publication is keyed by row "
+                    "position (_row) and this column is copied into a source table and returned with every hit "
+                    "(index eval --id-column compares ground truth by it); with --source, the other columns follow")
+      ->type_name("NAME");
   build->add_option("--metric", b->metric, "l2_squared or cosine (default cosine; inner product is not in the v1 format)")
       ->type_name("l2_squared|cosine");
   build->add_option("--encoding", b->encoding, "lvq4 or lvq8 (default lvq8)")->type_name("lvq4|lvq8");

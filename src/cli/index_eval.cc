@@ -27,7 +27,7 @@ namespace {
 
 struct EvalArgs {
   std::string manifest, queries, format, vector_field, ground_truth;
-  std::string base, base_format, base_vector_field;
+  std::string base, base_format, base_vector_field, id_column;
   uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
   uint32_t k = 10;
   bool quiet = false;
@@ -47,7 +47,12 @@ Status Eval(const EvalArgs& a) {
   const ivf::Manifest& manifest = opened.publication->manifest();
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, manifest));
   ivf::GroundTruth truth;
-  if (!a.ground_truth.empty()) {
+  if (!a.id_column.empty()) {
+    // The user's own ids, translated to the rows of the source column that holds them.
+    VIGILO_ASSIGN_OR_RETURN(ivf::IdGroundTruth ids, ivf::ReadGroundTruthIds(a.ground_truth));
+    ivf::PublicationReader lookup(manifest);
+    VIGILO_ASSIGN_OR_RETURN(truth, ivf::GroundTruthInRows(lookup, opened.publication->store(), ids, a.id_column, a.k));
+  } else if (!a.ground_truth.empty()) {
     VIGILO_ASSIGN_OR_RETURN(truth, ivf::ReadGroundTruth(a.ground_truth));
   } else {
     engine::GroundTruthRequest request;
@@ -122,8 +127,9 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
   eval->add_option("--vector-field", a->vector_field,
                    "Vector column/member of --queries (Parquet, JSONL); default: the manifest's vector-field");
   auto* truth = eval->add_option("--ground-truth", a->ground_truth,
-                                 "Exact neighbour ids per query (the publication's long keys): .ivecs or .npy "
-                                 "(int32/int64)")
+                                 "Exact neighbour ids per query (the publication's long keys, or with "
+                                 "--id-column your own ids): .ivecs or .npy (int32/int64), or .jsonl (per line an "
+                                 "array of ids: integers, or strings with --id-column)")
                     ->type_name("FILE");
   auto* base = eval->add_option("--base", a->base,
                                 "Instead of --ground-truth: the build's input vectors (its formats and vector-field "
@@ -132,6 +138,11 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
                    ->type_name("FILE");
   truth->excludes(base);
   base->excludes(truth);
+  eval->add_option("--id-column", a->id_column,
+                   "Compare --ground-truth by this source column (what index build --id-column NAME copied: your own "
+                   "ids) instead of by the publication's key")
+      ->type_name("NAME")
+      ->needs(truth);
   eval->add_option("--base-format", a->base_format, "Format of --base, overriding the extension")->needs(base);
   eval->add_option("--base-vector-field", a->base_vector_field,
                    "Vector column/member of --base; default: the manifest's vector-field")

@@ -252,4 +252,84 @@ TEST_F(IndexEvalCliTest, TheBaseMustBeTheBuildsInput) {
   EXPECT_TRUE(Tree(Path("cache/vigilo/ground-truth")).empty());
 }
 
+// Issue 34 item 11: a user's own ids (strings here) cannot key a source
+// table; the refusal names --id-column, which builds the working layout in
+// one flag: keyed by row position, the ids returned with every hit, and
+// ground truth in those ids evaluated as ground truth in row positions is.
+TEST_F(IndexEvalCliTest, UsersOwnIdsAreOneFlagAwayAndEvalComparesByThem) {
+  const Vectors base = RandomVectors(400, 6, 7), queries = RandomVectors(12, 6, 8);
+  std::vector<std::string> ids;
+  std::string jsonl, qjsonl;
+  for (size_t i = 0; i < base.size(); ++i) {
+    ids.push_back("case-" + std::to_string((i * 37) % base.size()));
+    jsonl += "{\"id\":\"" + ids.back() + "\",\"emb\":[";
+    for (size_t t = 0; t < base[i].size(); ++t) jsonl += (t ? "," : "") + FloatJson(base[i][t]);
+    jsonl += "]}\n";
+  }
+  for (const auto& q : queries) {
+    qjsonl += "[";
+    for (size_t t = 0; t < q.size(); ++t) qjsonl += (t ? "," : "") + FloatJson(q[t]);
+    qjsonl += "]\n";
+  }
+  Write("base.jsonl", jsonl);
+  Write("queries.jsonl", qjsonl);
+  std::vector<int64_t> rows(base.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int64_t>(i);
+  const auto truth = BruteForce(base, rows, queries, 10, false);
+  Write("truth.ivecs", Ivecs(truth));
+  std::string truth_ids;
+  for (const auto& row : truth) {
+    truth_ids += "[";
+    for (size_t j = 0; j < row.size(); ++j) truth_ids += (j ? ",\"" : "\"") + ids[static_cast<size_t>(row[j])] + "\"";
+    truth_ids += "]\n";
+  }
+  Write("truth-ids.jsonl", truth_ids);
+
+  CliRun refused = Vigilo("index build base.jsonl --key id --source --metric l2_squared --nlist 8 -q -o pub");
+  EXPECT_EQ(refused.exit_code, kExitUsage);
+  EXPECT_EQ(refused.err,
+            "vigilo: invalid_argument: --source needs a long key dense from zero; the key \"id\" is string; to keep "
+            "these ids, pass --id-column id instead of --key id: the publication is then keyed by row position "
+            "(_row), and every hit returns \"id\"\n");
+  EXPECT_FALSE(std::filesystem::exists(Path("pub")));
+
+  CliRun built = Vigilo("index build base.jsonl --id-column id --metric l2_squared --nlist 8 -q --json -o pub");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("\"id_column\":\"id\""), std::string::npos) << built.out;
+  const std::string manifest = Read("pub/manifest.json");
+  EXPECT_NE(manifest.find("\"source-key\":[{\"name\":\"_row\",\"type\":\"long\"}]"), std::string::npos);
+
+  // Every hit carries the user's id of its row, without --columns.
+  CliRun hits = Vigilo("index query pub --queries queries.jsonl -k 5 --nprobe 8 --json");
+  ASSERT_EQ(hits.exit_code, 0) << hits.err;
+  size_t lines = 0;
+  for (size_t at = 0; (at = hits.out.find("{", at)) != std::string::npos; ++lines) {
+    const std::string line = hits.out.substr(at, hits.out.find('\n', at) - at);
+    const size_t row_at = line.find("\"_row\":") + 7;
+    const size_t row = std::stoul(line.substr(row_at));
+    EXPECT_NE(line.find("\"id\":\"" + ids[row] + "\""), std::string::npos) << line;
+    at += line.size();
+  }
+  EXPECT_EQ(lines, queries.size() * 5);
+
+  const std::string flags = "pub --queries queries.jsonl --nprobe 1,2,8 --warmup 0 --json";
+  CliRun by_row = Eval(flags + " --ground-truth truth.ivecs");
+  ASSERT_EQ(by_row.exit_code, 0) << by_row.err;
+  CliRun by_id = Eval(flags + " --ground-truth truth-ids.jsonl --id-column id");
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_EQ(Recalls(by_id.out), Recalls(by_row.out));
+  EXPECT_NE(Recalls(by_id.out).find("8:1.0\n"), std::string::npos) << by_id.out;  // every list probed
+  CliRun computed = Eval(flags + " --base base.jsonl");
+  ASSERT_EQ(computed.exit_code, 0) << computed.err;
+  EXPECT_EQ(Recalls(computed.out), Recalls(by_row.out));
+  // Ids without --id-column are not row positions: said, with the flag to use.
+  CliRun plain = Eval(flags + " --ground-truth truth-ids.jsonl");
+  EXPECT_EQ(plain.exit_code, 4);
+  EXPECT_NE(plain.err.find("holds the string id \"" + ids[static_cast<size_t>(truth[0][0])] +
+                           "\"; ids other than row positions are compared by the source column that holds them "
+                           "(--id-column)"),
+            std::string::npos)
+      << plain.err;
+}
+
 }  // namespace

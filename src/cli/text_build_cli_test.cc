@@ -79,8 +79,9 @@ TEST(TextBuildCli, Refusals) {
        "vigilo: invalid_argument: --metric must be cosine with --embed-model (the model's vectors have unit "
        "length), got l2_squared\n"},
       {"--embed-model " + Model() + " --text-field text --skip-unembeddable",
-       "vigilo: invalid_argument: --skip-unembeddable needs --key: rows left out would shift the row positions "
-       "that key a publication without a key column\n"},
+       "vigilo: invalid_argument: --skip-unembeddable needs --key or --id-column: rows left out would shift the "
+       "row positions that key a publication without a key column, and only your own ids would still name the rows "
+       "kept\n"},
   };
   for (const Case& c : cases) {
     CliRun r = Vigilo("index build " + in + " " + c.flags + " --nlist 1 -q -o " + out);

@@ -96,7 +96,8 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
         if (block.keys.type.kind != ColumnType::Kind::kLong ||
             block.keys.integers[i] != static_cast<int64_t>(block.first_row + i)) {
           return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); row " +
-                                 std::to_string(block.first_row + i) + " has another key");
+                                 std::to_string(block.first_row + i) + " has another key" +
+                                 KeepIdsHint(input.key_field() ? input.key_field()->name : "KEY"));
         }
       }
     }
@@ -277,6 +278,10 @@ Result<BuildSummary> BuildPublication(const BuildOptions& o, store::ObjectStore&
 Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectStore& store,
                                           const BuildAddition* addition) {
   VIGILO_RETURN_IF_ERROR(RefuseExistingPublication(store, o));
+  if (!o.id_column.empty() && o.input_options.key_field) {
+    return InvalidArgument("`id_column` keys the publication by row position and returns \"" + o.id_column +
+                           "\" with every hit; it cannot be combined with `key`");
+  }
   VIGILO_ASSIGN_OR_RETURN(auto input, OpenVectorInput(o.input, o.input_options));
   Field key{std::string(kGeneratedKeyName), ColumnType{ColumnType::Kind::kLong, 0}};
   if (input->key_field()) {
@@ -295,12 +300,12 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
   }
   // What the source table will hold is known from the schema: refused now, not after the passes.
   std::optional<SourcePlan> source;
-  if (o.source) {
+  if (o.source || !o.id_column.empty()) {
     if (o.source_layout.row_group_rows == 0 || o.source_layout.row_group_rows > kMaxSourceRowGroupRows) {
       return InvalidArgument("`source_row_group_rows` must be 1 to " + std::to_string(kMaxSourceRowGroupRows) +
                              ", got " + std::to_string(o.source_layout.row_group_rows));
     }
-    VIGILO_ASSIGN_OR_RETURN(source, PlanSource(*input, key, o.source_columns));
+    VIGILO_ASSIGN_OR_RETURN(source, PlanSource(*input, key, SourceChoice{o.source_columns, o.id_column, !o.source && o.source_columns.empty()}));
   }
 
   BuildSummary summary;

@@ -344,7 +344,7 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   EXPECT_EQ(gap.status().code(), StatusCode::kInvalidArgument) << gap.status().ToString();
   EXPECT_EQ(gap.status().message(),
             "`source` needs a long key equal to the row position (0, 1, 2, …); the key \"row\" in row group 1 "
-            "(rows 150…299) ranges over 150…1200 (the file's statistics)");
+            "(rows 150…299) ranges over 150…1200 (the file's statistics); to keep these ids, pass `id_column` row instead of `key` row: the publication is then keyed by row position (_row), and every hit returns \"row\"");
   EXPECT_EQ(gap.status().path(), o.input);
   EXPECT_EQ(gap_store.object_count(), 0u);
   EXPECT_EQ(recorded.gets, 1);  // the manifest probe; no create was even begun
@@ -360,7 +360,7 @@ TEST_F(BuilderTest, CopiesParquetColumnsIntoTheSourceTable) {
   auto swapped = BuildPublication(o, swap_recorded);
   EXPECT_EQ(swapped.status().code(), StatusCode::kInvalidArgument) << swapped.status().ToString();
   EXPECT_EQ(swapped.status().message(),
-            "`source` needs a long key equal to the row position (0, 1, 2, …); row 200 has another key");
+            "`source` needs a long key equal to the row position (0, 1, 2, …); row 200 has another key; to keep these ids, pass `id_column` row instead of `key` row: the publication is then keyed by row position (_row), and every hit returns \"row\"");
   EXPECT_EQ(swap_store.object_count(), 0u);
   EXPECT_EQ(swap_recorded.gets, 1);
 }
@@ -382,7 +382,7 @@ TEST_F(BuilderTest, RefusesSourceColumnProblemsBeforeAnyPass) {
       {"row", {"row"}, "`columns` lists the key \"row\"; it is always the first source column"},
       {std::nullopt, {"_row"}, "`columns` lists the key \"_row\"; it is always the first source column"},
       {"row", {"title", "score", "title"}, "`columns` lists \"title\" twice"},
-      {"day", {}, "`source` needs a long key dense from zero; the key \"day\" is date"},
+      {"day", {}, "`source` needs a long key dense from zero; the key \"day\" is date; to keep these ids, pass `id_column` day instead of `key` day: the publication is then keyed by row position (_row), and every hit returns \"day\""},
   };
   for (const Case& c : cases) {
     BuildOptions o = StoreOptions();
@@ -432,6 +432,115 @@ TEST_F(BuilderTest, RefusesSourceColumnProblemsBeforeAnyPass) {
             "hold strings, integers, numbers or booleans (and null); leave it out with `columns`");
   EXPECT_EQ(jsonl.status().path(), o.input);
   EXPECT_EQ(store.object_count(), 0u);
+}
+
+// Issue 34 item 11: ids a source table cannot be keyed by (strings, longs
+// that are not 0, 1, 2, …) are kept by `id_column`: the publication is keyed
+// by row position, and the id column is the source table's first payload
+// column (the one a query returns by default), copied unchanged.
+TEST_F(BuilderTest, AnIdColumnKeysByRowPositionAndCarriesTheIdsFirst) {
+  std::string path = (dir_ / "ids.parquet").string();
+  WriteParquet(path, "row", 0, [](size_t i) { return static_cast<int64_t>(1000000 - 7 * i); });
+  BuildOptions o = StoreOptions();
+  o.input = path;
+  o.input_options.vector_field = "emb";
+  o.nlist = 8;
+  o.roots = 2;
+  // The id column alone: without `source` the table holds the key and the ids.
+  o.id_column = "row";
+  store::MemoryStore alone;
+  auto built = BuildPublication(o, alone);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->manifest.index.source_key,
+            (std::vector<Field>{Field{"_row", ColumnType{ColumnType::Kind::kLong, 0}}}));
+  ASSERT_TRUE(built->manifest.source.has_value());
+  EXPECT_EQ(SourceSchema(*built->manifest.source), (std::vector<std::string>{"_row long", "row long"}));
+  ASSERT_TRUE(CheckPublicationObjects(built->manifest, alone, true).ok());
+  auto file = StoredParquet::Open(alone, built->manifest.source->files[0].object.path);
+  ASSERT_TRUE(file.ok());
+  auto ids = file->ReadColumnChunk(0, 1);
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ((std::vector<int64_t>(ids->values.int64s.begin(), ids->values.int64s.begin() + 3)),
+            (std::vector<int64_t>{1000000, 999993, 999986}));
+  // With `source`: the id column first, then the default columns; a string id works as well.
+  o.source = true;
+  o.id_column = "title";
+  store::MemoryStore with_source;
+  built = BuildPublication(o, with_source);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(SourceSchema(*built->manifest.source),
+            (std::vector<std::string>{"_row long", "title string", "row long", "score double", "day date"}));
+  // And with `columns` (the id not repeated when listed).
+  o.source_columns = {"score", "title"};
+  store::MemoryStore chosen;
+  built = BuildPublication(o, chosen);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(SourceSchema(*built->manifest.source),
+            (std::vector<std::string>{"_row long", "title string", "score double"}));
+}
+
+// The refusal of ids that cannot key a source table names the layout that
+// keeps them, before any pass; and `id_column` itself refuses what it cannot
+// do, before any pass too.
+TEST_F(BuilderTest, KeysThatCannotKeyASourceTablePointToIdColumnBeforeAnyPass) {
+  const std::string hint =
+      "; to keep these ids, pass `id_column` id instead of `key` id: the publication is then keyed by row "
+      "position (_row), and every hit returns \"id\"";
+  // JSONL: a string key, and a long key that is not the row position (found by the member scan, not the assign pass).
+  std::string strings, longs;
+  for (size_t i = 0; i < 40; ++i) {
+    std::string v = "[" + std::to_string(i % 5) + "," + std::to_string(i % 3) + "]";
+    strings += "{\"id\":\"doc-" + std::to_string(i) + "\",\"vector\":" + v + "}\n";
+    longs += "{\"id\":" + std::to_string(i == 17 ? 99 : i) + ",\"vector\":" + v + "}\n";
+  }
+  std::ofstream(dir_ / "strings.jsonl") << strings;
+  std::ofstream(dir_ / "longs.jsonl") << longs;
+  struct Case {
+    std::string input;
+    std::optional<std::string> key;
+    std::string id_column;
+    bool source;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"strings.jsonl", "id", "", true, "`source` needs a long key dense from zero; the key \"id\" is string" + hint},
+      {"longs.jsonl", "id", "", true,
+       "`source` needs a long key equal to the row position (0, 1, 2, …); row 17 has another key" + hint},
+      {"strings.jsonl", "id", "id", false,
+       "`id_column` keys the publication by row position and returns \"id\" with every hit; it cannot be combined "
+       "with `key`"},
+      {"strings.jsonl", std::nullopt, "nope", false,
+       "`id_column`: no line of the input has a member \"nope\" (members: \"id\", \"vector\")"},
+      {"strings.jsonl", std::nullopt, "vector", false,
+       "`id_column` \"vector\" is list<float>; an id column holds strings, integers, dates or bytes"},
+      {"base.fvecs", std::nullopt, "id", false,
+       "`id_column` \"id\": a fvecs input has no columns but its vectors; its rows are known by position (_row)"},
+  };
+  for (const Case& c : cases) {
+    BuildOptions o = StoreOptions();
+    o.input = (dir_ / c.input).string();
+    o.nlist = 2;
+    o.roots = 1;
+    o.input_options.key_field = c.key;
+    o.id_column = c.id_column;
+    o.source = c.source;
+    o.progress = [](std::string_view phase, uint64_t, uint64_t) { ADD_FAILURE() << "a pass began: " << phase; };
+    store::MemoryStore store;
+    auto built = BuildPublication(o, store);
+    EXPECT_EQ(built.status().code(), StatusCode::kInvalidArgument) << built.status().ToString();
+    EXPECT_EQ(built.status().message(), c.message);
+    EXPECT_EQ(store.object_count(), 0u);
+  }
+  // The same strings with `id_column` build, keyed by row position.
+  BuildOptions o = StoreOptions();
+  o.input = (dir_ / "strings.jsonl").string();
+  o.nlist = 2;
+  o.roots = 1;
+  o.id_column = "id";
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(SourceSchema(*built->manifest.source), (std::vector<std::string>{"_row long", "id string"}));
 }
 
 // The issue-18 trap: a build without --key publishes the row position as

@@ -7,6 +7,8 @@
 
 #include "input_internal.h"
 #include "vigilo/ivf/publication_check.h"
+#include "vigilo/ivf/source_lookup.h"
+#include "vigilo/json/write.h"
 #include "vigilo/parquet/column_reader.h"
 
 namespace vigilo::ivf {
@@ -98,12 +100,150 @@ Result<GroundTruth> ReadNpyIds(const std::string& path) {
   return gt;
 }
 
+// Per line a JSON array of ids: all strings or all integers (the kind of
+// row 0's first id), every line as long as the first.
+Result<IdGroundTruth> ReadJsonlIds(const std::string& path) {
+  VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(path));
+  IdGroundTruth gt;
+  json::Value line;
+  uint64_t row = 0, offset = 0;
+  std::optional<json::Kind> kind;
+  while (true) {
+    VIGILO_ASSIGN_OR_RETURN(bool more, lines->Next(&line, &row, &offset));
+    if (!more) break;
+    if (!line.is_array() || line.as_array().empty()) {
+      return input_internal::JsonlRowError(path, row, offset, "a ground-truth line is a non-empty JSON array of ids");
+    }
+    const json::Array& ids = line.as_array();
+    if (gt.queries == 0) gt.k = ids.size();
+    if (ids.size() != gt.k) {
+      return input_internal::JsonlRowError(path, row, offset, "it has " + std::to_string(ids.size()) +
+                                                                  " ids; row 0 has " + std::to_string(gt.k));
+    }
+    for (size_t j = 0; j < ids.size(); ++j) {
+      const json::Value& id = ids[j];
+      const bool integer = id.is_number() && id.as_number().AsInt64().ok();
+      if (!id.is_string() && !integer) {
+        return input_internal::JsonlRowError(path, row, offset,
+                                             "id " + std::to_string(j) + " is neither a string nor an integer");
+      }
+      if (!kind) kind = id.kind();
+      if (id.kind() != *kind) {
+        return input_internal::JsonlRowError(
+            path, row, offset,
+            "id " + std::to_string(j) + " is " + (integer ? "an integer" : "a string") + "; row 0's ids are " +
+                (integer ? "strings" : "integers") + " (the ids of one file are of one kind)");
+      }
+      VIGILO_ASSIGN_OR_RETURN(std::string text, json::ToCanonical(id));
+      gt.ids.push_back(std::move(text));
+    }
+    ++gt.queries;
+  }
+  if (gt.queries == 0) return FormatError(path, "the ground-truth file holds no rows");
+  return gt;
+}
+
 }  // namespace
 
 Result<GroundTruth> ReadGroundTruth(const std::string& path) {
   if (EndsWith(path, ".ivecs")) return ReadIvecs(path);
   if (EndsWith(path, ".npy")) return ReadNpyIds(path);
-  return InvalidArgument("ground truth must be a .ivecs or .npy file: " + path);
+  if (EndsWith(path, ".jsonl")) {
+    VIGILO_ASSIGN_OR_RETURN(IdGroundTruth ids, ReadJsonlIds(path));
+    GroundTruth gt;
+    gt.queries = ids.queries;
+    gt.k = ids.k;
+    gt.ids.reserve(ids.ids.size());
+    for (size_t i = 0; i < ids.ids.size(); ++i) {
+      const std::string& text = ids.ids[i];
+      if (text.empty() || text[0] == '"') {
+        return FormatError(path, "row " + std::to_string(i / ids.k) + " holds the string id " + text +
+                                     "; ids other than row positions are compared by the source column that "
+                                     "holds them (`id_column`)");
+      }
+      int64_t id = std::stoll(text);
+      if (id < 0) return FormatError(path, "row " + std::to_string(i / ids.k) + " has a negative id");
+      gt.ids.push_back(id);
+    }
+    return gt;
+  }
+  return InvalidArgument("ground truth must be a .ivecs, .npy or .jsonl file: " + path);
+}
+
+Result<IdGroundTruth> ReadGroundTruthIds(const std::string& path) {
+  if (EndsWith(path, ".jsonl")) return ReadJsonlIds(path);
+  VIGILO_ASSIGN_OR_RETURN(GroundTruth rows, ReadGroundTruth(path));
+  IdGroundTruth gt;
+  gt.queries = rows.queries;
+  gt.k = rows.k;
+  gt.ids.reserve(rows.ids.size());
+  for (int64_t id : rows.ids) gt.ids.push_back(std::to_string(id));
+  return gt;
+}
+
+Result<GroundTruth> GroundTruthInRows(PublicationReader& reader, store::ObjectStore& store, const IdGroundTruth& truth,
+                                      const std::string& id_column, size_t k) {
+  const Manifest& m = reader.manifest();
+  if (!m.source) {
+    return InvalidArgument("`id_column` \"" + id_column + "\": the publication has no source table to find ids in");
+  }
+  const SourceSpec& source = *m.source;
+  auto column = std::find_if(source.columns.begin(), source.columns.end(),
+                             [&](const Field& f) { return f.name == id_column; });
+  if (column == source.columns.end() || column->name == source.key) {
+    std::string names;
+    for (const Field& f : source.columns) {
+      if (f.name != source.key) names += (names.empty() ? "\"" : ", \"") + f.name + "\"";
+    }
+    return InvalidArgument("`id_column` \"" + id_column + "\" is not a payload column of the publication's source "
+                           "table (its columns: " + names + ")");
+  }
+  if (source.key != m.index.source_key[0].name || m.index.source_key[0].type.kind != ColumnType::Kind::kLong) {
+    return InvalidArgument("`id_column`: the publication's source table is not keyed by its index key");
+  }
+  const size_t kept = std::min(k, truth.k);
+  // The row of each id the ground truth names (-1: not found yet).
+  std::unordered_map<std::string, int64_t> row_of;
+  for (size_t q = 0; q < truth.queries; ++q) {
+    for (size_t j = 0; j < kept; ++j) row_of.emplace(truth.ids[q * truth.k + j], -1);
+  }
+  // Every row's id, one source row group at a time (the lookup reads only
+  // the row groups the keys fall in).
+  const uint64_t group = std::max<uint64_t>(source.row_group_rows, 1);
+  const uint64_t step = group * std::max<uint64_t>(1, 65536 / group);
+  for (uint64_t begin = 0; begin < source.rows; begin += step) {
+    const uint64_t end = std::min<uint64_t>(source.rows, begin + step);
+    std::vector<int64_t> keys;
+    keys.reserve(end - begin);
+    for (uint64_t r = begin; r < end; ++r) keys.push_back(static_cast<int64_t>(r));
+    VIGILO_ASSIGN_OR_RETURN(SourceRows rows, LookupSource(reader, store, std::move(keys), {id_column}));
+    for (uint64_t r = begin; r < end; ++r) {
+      auto it = row_of.find(rows.Value(r - begin, 0));
+      if (it == row_of.end()) continue;
+      if (it->second >= 0) {
+        return InvalidArgument("`id_column` \"" + id_column + "\" holds " + it->first + " at rows " +
+                               std::to_string(it->second) + " and " + std::to_string(r) +
+                               "; recall by id needs the ids the ground truth names to be unique");
+      }
+      it->second = static_cast<int64_t>(r);
+    }
+  }
+  GroundTruth out;
+  out.queries = truth.queries;
+  out.k = kept;
+  out.ids.reserve(truth.queries * kept);
+  for (size_t q = 0; q < truth.queries; ++q) {
+    for (size_t j = 0; j < kept; ++j) {
+      const std::string& id = truth.ids[q * truth.k + j];
+      const int64_t row = row_of.at(id);
+      if (row < 0) {
+        return InvalidArgument("ground-truth row " + std::to_string(q) + " names the id " + id + ", which `id_column` \"" +
+                               id_column + "\" (" + column->type.ToString() + ") does not hold");
+      }
+      out.ids.push_back(row);
+    }
+  }
+  return out;
 }
 
 double RecallAtK(std::span<const int64_t> found, std::span<const int64_t> truth, size_t k) {

@@ -76,7 +76,7 @@ TEST_F(EvalTest, RefusesBadIvecs) {
   ExpectError(ReadGroundTruth(Write("e.ivecs", "")), StatusCode::kInvalidFormat, "holds no rows");
   ExpectError(ReadGroundTruth(Write("f.ivecs", Bytes<int32_t>({1, 5}) + "xy")), StatusCode::kInvalidFormat,
               "row 1 is truncated");
-  ExpectError(ReadGroundTruth(Write("gt.txt", "1 2 3")), StatusCode::kInvalidArgument, ".ivecs or .npy");
+  ExpectError(ReadGroundTruth(Write("gt.txt", "1 2 3")), StatusCode::kInvalidArgument, ".ivecs, .npy or .jsonl");
 }
 
 TEST_F(EvalTest, ReadsNpyIdsOfEveryIntegerType) {
@@ -198,4 +198,119 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
 }
 
 }  // namespace
+// Ground truth as JSON Lines: integers are row positions (ReadGroundTruth);
+// strings are a user's ids, which only ReadGroundTruthIds reads.
+TEST_F(EvalTest, ReadsJsonlGroundTruth) {
+  auto rows = ReadGroundTruth(Write("rows.jsonl", "[3,1,2]\n[0,4,5]\n"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->queries, 2u);
+  EXPECT_EQ(rows->k, 3u);
+  EXPECT_EQ(rows->ids, (std::vector<int64_t>{3, 1, 2, 0, 4, 5}));
+  auto ids = ReadGroundTruthIds(Write("ids.jsonl", "[\"b\",\"a\"]\n[\"c\",\"\\u00e9\"]\n"));
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  EXPECT_EQ(ids->ids, (std::vector<std::string>{"\"b\"", "\"a\"", "\"c\"", "\"\xc3\xa9\""}));
+  auto integers = ReadGroundTruthIds(Write("ints.ivecs", Bytes<int32_t>({2, 7, 9})));
+  ASSERT_TRUE(integers.ok());
+  EXPECT_EQ(integers->ids, (std::vector<std::string>{"7", "9"}));
+  ExpectError(ReadGroundTruth(Write("s.jsonl", "[\"doc-1\"]\n")), StatusCode::kInvalidFormat,
+              "row 0 holds the string id \"doc-1\"; ids other than row positions are compared by the source "
+              "column that holds them (`id_column`)");
+  ExpectError(ReadGroundTruth(Write("ragged.jsonl", "[1,2]\n[3]\n")), StatusCode::kInvalidFormat,
+              "it has 1 ids; row 0 has 2");
+  ExpectError(ReadGroundTruth(Write("mixed.jsonl", "[1,\"a\"]\n")), StatusCode::kInvalidFormat,
+              "id 1 is a string; row 0's ids are integers");
+  ExpectError(ReadGroundTruth(Write("obj.jsonl", "{\"ids\":[1]}\n")), StatusCode::kInvalidFormat,
+              "a ground-truth line is a non-empty JSON array of ids");
+  ExpectError(ReadGroundTruth(Write("neg.jsonl", "[-1]\n")), StatusCode::kInvalidFormat, "negative id");
+  ExpectError(ReadGroundTruth(Write("empty.jsonl", "")), StatusCode::kInvalidFormat, "");
+}
+
+// A publication built with an id column: ground truth in the user's ids,
+// translated through that column, gives exactly the recall of the same
+// ground truth in row positions; ids the column lacks or holds twice are
+// refused.
+TEST_F(EvalTest, GroundTruthByIdColumnMatchesGroundTruthByRow) {
+  constexpr size_t kN = 1500, kD = 6;
+  Xoshiro256 rng(9);
+  std::string lines;
+  std::vector<std::string> id_of(kN);
+  for (size_t i = 0; i < kN; ++i) {
+    id_of[i] = "doc-" + std::to_string((i * 7919) % kN);  // a permutation: unique, not the row
+    lines += "{\"id\":\"" + id_of[i] + "\",\"vector\":[";
+    for (size_t j = 0; j < kD; ++j) lines += (j ? "," : "") + std::to_string(rng.NextDouble() * 10);
+    lines += "]}\n";
+  }
+  lines += "";
+  BuildOptions o;
+  o.input = Write("base.jsonl", lines);
+  o.metric = Metric::kL2Squared;
+  o.nlist = 24;
+  o.scratch = dir_.string();
+  o.id_column = "id";
+  o.source_layout.row_group_rows = 100;
+  store::MemoryStore store;
+  auto built = BuildPublication(o, store);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  PublicationReader reader(built->manifest);
+  std::vector<std::vector<float>> queries;
+  for (int q = 0; q < 15; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 10);
+    queries.push_back(v);
+  }
+  QueryOptions all;
+  all.k = 10;
+  all.nprobe = 24;
+  auto exact = RunQuery(reader, store, queries, all);
+  ASSERT_TRUE(exact.ok());
+  GroundTruth by_row{queries.size(), 10, exact->keys.integers};
+  IdGroundTruth by_id{queries.size(), 10, {}};
+  for (int64_t row : by_row.ids) by_id.ids.push_back("\"" + id_of[static_cast<size_t>(row)] + "\"");
+  auto translated = GroundTruthInRows(reader, store, by_id, "id", 10);
+  ASSERT_TRUE(translated.ok()) << translated.status().ToString();
+  EXPECT_EQ(translated->ids, by_row.ids);
+  EvalOptions eo;
+  eo.nprobes = {1, 4};
+  eo.warmup = 0;
+  auto rows = EvaluateRecall(reader, store, queries, by_row, eo);
+  auto ids = EvaluateRecall(reader, store, queries, *translated, eo);
+  ASSERT_TRUE(rows.ok() && ids.ok());
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*ids)[i].recall, (*rows)[i].recall);
+    EXPECT_EQ((*ids)[i].list_recall, (*rows)[i].list_recall);
+  }
+  EXPECT_LT((*rows)[0].recall, 1.0);
+
+  IdGroundTruth missing = by_id;
+  missing.ids[12] = "\"doc-none\"";
+  auto refused = GroundTruthInRows(reader, store, missing, "id", 10);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "ground-truth row 1 names the id \"doc-none\", which `id_column` \"id\" (string) does not hold");
+  IdGroundTruth integers = by_id;
+  integers.ids[0] = "17";
+  EXPECT_EQ(GroundTruthInRows(reader, store, integers, "id", 10).status().message(),
+            "ground-truth row 0 names the id 17, which `id_column` \"id\" (string) does not hold");
+  EXPECT_EQ(GroundTruthInRows(reader, store, by_id, "title", 10).status().message(),
+            "`id_column` \"title\" is not a payload column of the publication's source table (its columns: "
+            "\"id\")");
+  EXPECT_EQ(GroundTruthInRows(reader, store, by_id, "_row", 10).status().code(), StatusCode::kInvalidArgument);
+
+  // Two rows with one id: refused when the ground truth names it.
+  std::string twice = "{\"id\":\"a\",\"vector\":[1,2]}\n{\"id\":\"b\",\"vector\":[2,1]}\n"
+                      "{\"id\":\"a\",\"vector\":[3,3]}\n";
+  BuildOptions t = o;
+  t.input = Write("twice.jsonl", twice);
+  t.nlist = 1;
+  store::MemoryStore twice_store;
+  auto twice_built = BuildPublication(t, twice_store);
+  ASSERT_TRUE(twice_built.ok()) << twice_built.status().ToString();
+  PublicationReader twice_reader(twice_built->manifest);
+  EXPECT_EQ(GroundTruthInRows(twice_reader, twice_store, IdGroundTruth{1, 1, {"\"b\""}}, "id", 1)->ids,
+            (std::vector<int64_t>{1}));
+  EXPECT_EQ(GroundTruthInRows(twice_reader, twice_store, IdGroundTruth{1, 1, {"\"a\""}}, "id", 1).status().message(),
+            "`id_column` \"id\" holds \"a\" at rows 0 and 2; recall by id needs the ids the ground truth names to "
+            "be unique");
+}
+
 }  // namespace vigilo::ivf

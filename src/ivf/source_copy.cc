@@ -78,22 +78,27 @@ Status CheckPayloadName(const std::vector<Field>& fields, const std::string& nam
   return Status::Ok();
 }
 
+const std::string kDenseKeyRule = "`source` needs a long key equal to the row position (0, 1, 2, …); ";
+
 // The source key must be 0, 1, 2, … in row order. Where the footer's
 // statistics already show otherwise (a row group's key range or nulls), it
-// is refused now, before any pass; the assign pass checks every key.
-Status CheckKeyStatistics(const std::string& path, const pq::Footer& f, const std::string& name, size_t leaf) {
+// is refused now, before any pass; a row group without exact statistics has
+// its key chunk read (8 bytes a row, a small fraction of the vectors) and
+// checked. The assign pass checks every key again.
+Status CheckKeyStatistics(const std::string& path, pq::LocalParquetFile& file, const std::string& name, size_t leaf) {
+  const pq::Footer& f = file.footer();
   uint64_t first = 0;
   for (size_t rg = 0; rg < f.metadata.row_groups.size(); ++rg) {
     const pq::RowGroup& g = f.metadata.row_groups[rg];
     auto n = static_cast<uint64_t>(g.num_rows);
     const auto& meta = g.columns[leaf].meta_data;
+    std::string where = "the key \"" + name + "\" in row group " + std::to_string(rg) + " (rows " +
+                        std::to_string(first) + "…" + std::to_string(first + n - 1) + ")";
+    bool checked = false;
     if (n > 0 && meta && meta->statistics) {
       const pq::Statistics& st = *meta->statistics;
-      std::string where = "the key \"" + name + "\" in row group " + std::to_string(rg) + " (rows " +
-                          std::to_string(first) + "…" + std::to_string(first + n - 1) + ")";
       if (st.null_count && *st.null_count > 0) {
-        return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); " + where +
-                               " has nulls (the file's statistics)")
+        return InvalidArgument(kDenseKeyRule + where + " has nulls (the file's statistics)" + KeepIdsHint(name))
             .WithPath(path);
       }
       auto exact = [](const std::optional<bool>& e) { return !e || *e; };
@@ -106,9 +111,26 @@ Status CheckKeyStatistics(const std::string& path, const pq::Footer& f, const st
         };
         int64_t lo = plain_int64(*st.min_value), hi = plain_int64(*st.max_value);
         if (lo != static_cast<int64_t>(first) || hi != static_cast<int64_t>(first + n - 1)) {
-          return InvalidArgument("`source` needs a long key equal to the row position (0, 1, 2, …); " + where +
-                                 " ranges over " + std::to_string(lo) + "…" + std::to_string(hi) +
-                                 " (the file's statistics)")
+          return InvalidArgument(kDenseKeyRule + where + " ranges over " + std::to_string(lo) + "…" +
+                                 std::to_string(hi) + " (the file's statistics)" + KeepIdsHint(name))
+              .WithPath(path);
+        }
+        // min and max agree; keys in between may still be out of order (the assign pass checks each).
+        checked = true;
+      }
+    }
+    if (n > 0 && !checked) {
+      auto chunk = file.ReadColumnChunk(rg, leaf);
+      if (!chunk.ok()) return input_internal::InFile(path, chunk.status());
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!chunk->row_valid.empty() && chunk->row_valid[i] == 0) {
+          return InvalidArgument(kDenseKeyRule + "row " + std::to_string(first + i) + " has a null key" +
+                                 KeepIdsHint(name))
+              .WithPath(path);
+        }
+        if (i >= chunk->values.int64s.size() || chunk->values.int64s[i] != static_cast<int64_t>(first + i)) {
+          return InvalidArgument(kDenseKeyRule + "row " + std::to_string(first + i) + " has another key" +
+                                 KeepIdsHint(name))
               .WithPath(path);
         }
       }
@@ -118,30 +140,59 @@ Status CheckKeyStatistics(const std::string& path, const pq::Footer& f, const st
   return Status::Ok();
 }
 
-Result<SourcePlan> PlanParquet(const VectorInput& input, const Field& key, std::vector<std::string> columns) {
+// The payload columns in order: the choice's, or the default ones, with the
+// id column first.
+std::vector<std::string> ChosenColumns(const SourceChoice& choice, std::vector<std::string> defaults) {
+  std::vector<std::string> columns;
+  if (!choice.id_column.empty()) columns.push_back(choice.id_column);
+  if (choice.id_only) return columns;
+  for (std::string& name : choice.columns.empty() ? defaults : std::vector<std::string>(choice.columns)) {
+    if (name != choice.id_column) columns.push_back(std::move(name));
+  }
+  return columns;
+}
+
+// An id is something a user names a row by: no float, double, boolean or list.
+Status CheckIdType(const SourceChoice& choice, const Field& field) {
+  if (choice.id_column.empty() || field.name != choice.id_column) return Status::Ok();
+  switch (field.type.kind) {
+    case Kind::kInt:
+    case Kind::kLong:
+    case Kind::kString:
+    case Kind::kBinary:
+    case Kind::kFixed:
+    case Kind::kDate: return Status::Ok();
+    default:
+      return InvalidArgument("`id_column` \"" + field.name + "\" is " + field.type.ToString() +
+                             "; an id column holds strings, integers, dates or bytes");
+  }
+}
+
+Result<SourcePlan> PlanParquet(const VectorInput& input, const Field& key, const SourceChoice& choice) {
   VIGILO_ASSIGN_OR_RETURN(auto file, pq::LocalParquetFile::Open(input.path()));
   const pq::Footer& f = file.footer();
-  if (columns.empty()) {
-    for (const std::string& name : TopLevelFields(f)) {
-      if (name != key.name && name != input.vector_field()) columns.push_back(name);
-    }
-    if (columns.empty()) columns.push_back(input.vector_field());
+  std::vector<std::string> defaults;
+  for (const std::string& name : TopLevelFields(f)) {
+    if (name != key.name && name != input.vector_field()) defaults.push_back(name);
   }
+  if (defaults.empty()) defaults.push_back(input.vector_field());
+  const std::vector<std::string> columns = ChosenColumns(choice, std::move(defaults));
   SourcePlan plan;
   plan.fields.push_back(key);
   plan.leaves.push_back(SourcePlan::kFromBlocks);
   if (input.key_field()) {
     VIGILO_ASSIGN_OR_RETURN(pq::ColumnDescriptor d, input_internal::FindParquetField(input.path(), f, key.name, "key"));
     plan.leaves[0] = d.leaf;
-    VIGILO_RETURN_IF_ERROR(CheckKeyStatistics(input.path(), f, key.name, d.leaf));
+    VIGILO_RETURN_IF_ERROR(CheckKeyStatistics(input.path(), file, key.name, d.leaf));
   }
   for (const std::string& name : columns) {
     VIGILO_RETURN_IF_ERROR(CheckPayloadName(plan.fields, name));
-    auto d = input_internal::FindParquetField(input.path(), f, name, "source");
+    auto d = input_internal::FindParquetField(input.path(), f, name, name == choice.id_column ? "id" : "source");
     if (!d.ok()) return AsArgumentError(d.status());
     VIGILO_ASSIGN_OR_RETURN(ColumnType type, SourceTypeOf(input.path(), *d));
     plan.fields.push_back(Field{name, type});
     plan.leaves.push_back(d->leaf);
+    VIGILO_RETURN_IF_ERROR(CheckIdType(choice, plan.fields.back()));
   }
   return plan;
 }
@@ -217,16 +268,24 @@ JsonlMember Conclude(const MemberScan& m) {
   return out;
 }
 
-// JSONL: the key, then members typed over the whole input (ScanJsonlMembers);
-// the vector member is copied from the blocks, as list<float>.
-Result<SourcePlan> PlanJsonl(const VectorInput& input, const Field& key, std::vector<std::string> columns) {
-  VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(input.path()));
-  if (columns.empty()) {
-    for (const JsonlMember& m : members) {
-      if (m.name != key.name && m.name != input.vector_field()) columns.push_back(m.name);
-    }
-    if (columns.empty()) columns.push_back(input.vector_field());
+// JSONL: the key, then members typed over the whole input (ScanJsonlMembers,
+// which also checks that a key member is the row position); the vector
+// member is copied from the blocks, as list<float>.
+Result<SourcePlan> PlanJsonl(const VectorInput& input, const Field& key, const SourceChoice& choice) {
+  std::optional<uint64_t> not_dense;
+  const std::string* dense_key = input.key_field() ? &key.name : nullptr;
+  VIGILO_ASSIGN_OR_RETURN(std::vector<JsonlMember> members, ScanJsonlMembers(input.path(), dense_key, &not_dense));
+  if (not_dense) {
+    return InvalidArgument(kDenseKeyRule + "row " + std::to_string(*not_dense) + " has another key" +
+                           KeepIdsHint(key.name))
+        .WithPath(input.path());
   }
+  std::vector<std::string> defaults;
+  for (const JsonlMember& m : members) {
+    if (m.name != key.name && m.name != input.vector_field()) defaults.push_back(m.name);
+  }
+  if (defaults.empty()) defaults.push_back(input.vector_field());
+  const std::vector<std::string> columns = ChosenColumns(choice, std::move(defaults));
   SourcePlan plan;
   plan.fields.push_back(key);
   plan.leaves.push_back(SourcePlan::kFromBlocks);
@@ -235,28 +294,36 @@ Result<SourcePlan> PlanJsonl(const VectorInput& input, const Field& key, std::ve
     if (name == input.vector_field()) {
       plan.fields.push_back(Field{name, ColumnType{Kind::kFloatList, 0}});
       plan.leaves.push_back(SourcePlan::kFromBlocks);
+      VIGILO_RETURN_IF_ERROR(CheckIdType(choice, plan.fields.back()));
       continue;
     }
     auto m = std::find_if(members.begin(), members.end(), [&](const JsonlMember& x) { return x.name == name; });
     if (m == members.end()) {
       std::string names;
       for (const JsonlMember& x : members) names += (names.empty() ? "\"" : ", \"") + x.name + "\"";
-      return InvalidArgument("`columns`: no line of the input has a member \"" + name + "\" (members: " + names +
-                             ")")
+      return InvalidArgument(std::string(name == choice.id_column ? "`id_column`" : "`columns`") +
+                             ": no line of the input has a member \"" + name + "\" (members: " + names + ")")
           .WithPath(input.path());
     }
     if (!m->type) return CannotCopyJsonlMember(*m).WithPath(input.path());
     plan.fields.push_back(Field{name, *m->type});
     plan.leaves.push_back(SourcePlan::kFromJson);
+    VIGILO_RETURN_IF_ERROR(CheckIdType(choice, plan.fields.back()).WithPath(input.path()));
   }
   return plan;
 }
 
 // Formats without column names: the key and the vector itself.
-Result<SourcePlan> PlanVectors(const VectorInput& input, const Field& key, const std::vector<std::string>& columns) {
+Result<SourcePlan> PlanVectors(const VectorInput& input, const Field& key, const SourceChoice& choice) {
+  if (!choice.id_column.empty()) {
+    return InvalidArgument("`id_column` \"" + choice.id_column + "\": a " +
+                           std::string(InputFormatName(input.format())) +
+                           " input has no columns but its vectors; its rows are known by position (_row)")
+        .WithPath(input.path());
+  }
   SourcePlan plan;
   plan.fields.push_back(key);
-  for (const std::string& name : columns) {
+  for (const std::string& name : choice.columns) {
     VIGILO_RETURN_IF_ERROR(CheckPayloadName(plan.fields, name));
     if (name != input.vector_field()) {
       return InvalidArgument("`columns`: a " + std::string(InputFormatName(input.format())) +
@@ -374,7 +441,8 @@ Result<ColumnType> ParquetSourceType(const std::string& path, const pq::ColumnDe
   return SourceTypeOf(path, column);
 }
 
-Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path) {
+Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path, const std::string* dense_key,
+                                                  std::optional<uint64_t>* not_dense) {
   VIGILO_ASSIGN_OR_RETURN(auto lines, input_internal::JsonlLines::Open(path));
   std::vector<MemberScan> scans;
   json::Value line;
@@ -382,6 +450,15 @@ Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path) {
   while (true) {
     VIGILO_ASSIGN_OR_RETURN(bool more, lines->Next(&line, &row, &offset));
     if (!more) break;
+    if (dense_key != nullptr && not_dense != nullptr && !*not_dense) {
+      const json::Value* key = line.is_object() ? line.as_object().Find(*dense_key) : nullptr;
+      bool dense = false;
+      if (key != nullptr && key->is_number()) {
+        auto value = key->as_number().AsInt64();
+        dense = value.ok() && *value == static_cast<int64_t>(row);
+      }
+      if (!dense) *not_dense = row;
+    }
     if (!line.is_object()) continue;  // a bare vector: every member is missing (null)
     for (const auto& [name, value] : line.as_object()) {
       const std::string& member = name;  // a lambda cannot capture a structured binding (C++20, clang 14)
@@ -455,14 +532,23 @@ Result<std::vector<std::string>> InputColumnNames(const VectorInput& input) {
   return TopLevelFields(file.footer());
 }
 
-Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const std::vector<std::string>& columns) {
+std::string KeepIdsHint(const std::string& key) {
+  if (key == "_row") {  // builder.h's kGeneratedKeyName: the id column needs another name
+    return "; to keep these ids, rename the column \"_row\" and pass `id_column` with its new name instead of "
+           "`key`: the publication is then keyed by row position (_row), and every hit returns your ids";
+  }
+  return "; to keep these ids, pass `id_column` " + key + " instead of `key` " + key +
+         ": the publication is then keyed by row position (_row), and every hit returns \"" + key + "\"";
+}
+
+Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const SourceChoice& choice) {
   if (key.type.kind != Kind::kLong) {
     return InvalidArgument("`source` needs a long key dense from zero; the key \"" + key.name + "\" is " +
-                           key.type.ToString());
+                           key.type.ToString() + KeepIdsHint(key.name));
   }
-  if (input.format() == InputFormat::kParquet) return PlanParquet(input, key, columns);
-  if (input.format() == InputFormat::kJsonl) return PlanJsonl(input, key, columns);
-  return PlanVectors(input, key, columns);
+  if (input.format() == InputFormat::kParquet) return PlanParquet(input, key, choice);
+  if (input.format() == InputFormat::kJsonl) return PlanJsonl(input, key, choice);
+  return PlanVectors(input, key, choice);
 }
 
 Result<SourceSpec> CopySource(VectorInput& input, const SourcePlan& plan, store::OwnedWrites& writes,

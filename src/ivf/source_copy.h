@@ -47,8 +47,12 @@ struct JsonlMember {
   std::string why;  // "row 3 holds an array", "row 0 holds a string and row 2 a number"
 };
 // Every member of every object line, in order of first appearance (one
-// pass over the file; the vector member too, typed like the others).
-Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path);
+// pass over the file; the vector member too, typed like the others). With
+// `dense_key`, the same pass sets *not_dense to the first row whose member
+// of that name is not the integer equal to its row position (a source
+// table's key must be), so that it is refused before any vector pass.
+Result<std::vector<JsonlMember>> ScanJsonlMembers(const std::string& path, const std::string* dense_key = nullptr,
+                                                  std::optional<uint64_t>* not_dense = nullptr);
 // InvalidArgument naming the member and what it holds.
 Status CannotCopyJsonlMember(const JsonlMember& member);
 
@@ -64,14 +68,32 @@ Result<ColumnType> ParquetSourceType(const std::string& path, const parquet::Col
 parquet::DecodedColumn EmptyJsonColumn(const ColumnType& type);
 void AppendJsonValue(const json::Value* value, parquet::DecodedColumn& column);
 
-// `columns` empty: every input column but the key and the vector column,
-// or the vector column when there is no other (.fvecs, .bvecs, .npy, JSONL,
-// a Parquet file of vectors alone). InvalidArgument, before any pass, for a
-// key that is not a long, a column listed twice or naming the key, a column
-// the input does not have or cannot copy (its type; a JSONL member that
-// holds arrays, objects or mixed kinds), and a name the manifest refuses.
-// A JSONL input is read once here to type its members.
-Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const std::vector<std::string>& columns);
+// Which payload columns a source table holds (BuildOptions::source_columns,
+// id_column, source).
+struct SourceChoice {
+  // Empty: every input column but the key and the vector column, or the
+  // vector column when there is no other (.fvecs, .bvecs, .npy, JSONL, a
+  // Parquet file of vectors alone).
+  std::vector<std::string> columns;
+  // The user's id column, put first (after the key) whatever `columns` says.
+  std::string id_column;
+  // The id column alone (an id build without `source`).
+  bool id_only = false;
+};
+
+// InvalidArgument, before any pass, for a key that is not a long or (where
+// the file shows it: Parquet statistics or key chunks, the JSONL scan) not
+// the row position — naming `id_column` as the way to keep such ids —, a
+// column listed twice or naming the key, a column the input does not have
+// or cannot copy (its type; a JSONL member that holds arrays, objects or
+// mixed kinds), an id column of a type that is no id (float, double,
+// boolean, a list), and a name the manifest refuses. A JSONL input is read
+// once here to type its members.
+Result<SourcePlan> PlanSource(const VectorInput& input, const Field& key, const SourceChoice& choice);
+
+// What a refusal of a key that cannot key a source table adds: the layout
+// that keeps such ids (`id_column`).
+std::string KeepIdsHint(const std::string& key);
 
 // Copies the planned columns; the key must be 0, 1, 2, … in row order (the
 // assign pass has checked it for a key column; the generated key is).

@@ -37,10 +37,14 @@ Status CheckTextArguments(const BuildOptions& o) {
   }
   if (o.embed_model.empty()) return InvalidArgument("`text_field` needs `embed_model` (the model that embeds it)");
   if (o.text_field.empty()) return InvalidArgument("`embed_model` needs `text_field` (the column to embed)");
-  if (o.skip_unembeddable && !o.input_options.key_field) {
+  if (o.skip_unembeddable && !o.input_options.key_field && o.id_column.empty()) {
     return InvalidArgument(
-        "`skip_unembeddable` needs `key`: rows left out would shift the row positions that key a publication "
-        "without a key column");
+        "`skip_unembeddable` needs `key` or `id_column`: rows left out would shift the row positions that key a "
+        "publication without a key column, and only your own ids would still name the rows kept");
+  }
+  if (!o.id_column.empty() && o.input_options.key_field) {
+    return InvalidArgument("`id_column` keys the publication by row position and returns \"" + o.id_column +
+                           "\" with every hit; it cannot be combined with `key`");
   }
   if (o.metric != Metric::kCosine) {
     return InvalidArgument("`metric` must be cosine with `embed_model` (the model's vectors have unit length), got " +
@@ -244,13 +248,20 @@ Status RefuseTakenNames(const BuildOptions& o, const std::vector<std::string>& n
   return Status::Ok();
 }
 
+// The payload columns the scratch file carries: the id column first, then
+// (with `source`) the chosen or the default ones.
 std::vector<std::string> DefaultPayload(const BuildOptions& o, const std::vector<std::string>& names) {
-  if (!o.source) return {};
-  std::vector<std::string> columns = o.source_columns;
-  if (columns.empty()) {
+  std::vector<std::string> columns;
+  if (!o.id_column.empty()) columns.push_back(o.id_column);
+  if (!o.source && (o.id_column.empty() || o.source_columns.empty())) return columns;
+  std::vector<std::string> chosen = o.source_columns;
+  if (chosen.empty()) {
     for (const std::string& n : names) {
-      if (!o.input_options.key_field || n != *o.input_options.key_field) columns.push_back(n);
+      if (!o.input_options.key_field || n != *o.input_options.key_field) chosen.push_back(n);
     }
+  }
+  for (const std::string& n : chosen) {
+    if (n != o.id_column) columns.push_back(n);
   }
   return columns;
 }

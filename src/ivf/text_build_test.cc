@@ -17,6 +17,7 @@
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/parquet/local_file.h"
 #include "vigilo/store/forwarding_store.h"
+#include "vigilo/ivf/source_lookup.h"
 #include "vigilo/parquet/writer.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/memory_store.h"
@@ -174,8 +175,8 @@ TEST_F(TextBuildTest, ArgumentRefusals) {
   o.skip_unembeddable = true;
   o.input_options.key_field.reset();
   ExpectRefused(o, StatusCode::kInvalidArgument,
-                "`skip_unembeddable` needs `key`: rows left out would shift the row positions that key a "
-                "publication without a key column");
+                "`skip_unembeddable` needs `key` or `id_column`: rows left out would shift the row positions that "
+                "key a publication without a key column, and only your own ids would still name the rows kept");
   o = Options();
   o.text_field = "title";
   ExpectRefused(o, StatusCode::kInvalidArgument,
@@ -258,6 +259,25 @@ TEST_F(TextBuildTest, UnembeddableRowsFailTheBuildUnlessSkipped) {
   for (const auto& e : fs::directory_iterator(dir_ / "out")) top.push_back(e.path().filename().string());
   std::sort(top.begin(), top.end());
   EXPECT_EQ(top, (std::vector<std::string>{"centroids.parquet", "embedding", "ivf_postings", "manifest.json"}));
+
+  // With `id_column` instead of `key`, rows left out keep their ids: the
+  // publication is keyed by the kept rows' positions and carries "id".
+  fs::remove_all(dir_ / "out");
+  o.input_options.key_field.reset();
+  o.id_column = "id";
+  built = BuildPublication(o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->skipped_rows, 2u);
+  EXPECT_EQ(built->manifest.index.source_key[0].name, "_row");
+  ASSERT_TRUE(built->manifest.source.has_value());
+  ASSERT_EQ(built->manifest.source->columns.size(), 2u);
+  EXPECT_EQ(built->manifest.source->columns[1].name, "id");
+  auto source = store::OpenLocalStore((dir_ / "out").string());
+  ASSERT_TRUE(source.ok());
+  PublicationReader reader(built->manifest);
+  auto ids = LookupSource(reader, **source, {0, 1, 2}, {"id"});
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  EXPECT_EQ(ids->values, (std::vector<std::string>{"0", "3", "4"}));
 }
 
 // `vigilo embed check`'s library side: every row the build would refuse,

@@ -73,6 +73,18 @@ struct BuildOptions {
   bool source = false;
   std::vector<std::string> source_columns;
   SourceLayout source_layout;
+  // The input's own id column (setting `id_column`; docs/format/ivf-build.md,
+  // "Your own ids"): ids of any id type (strings, integers that are not the
+  // row positions, dates, bytes) that a source table cannot be keyed by. The
+  // publication is keyed by row position (kGeneratedKeyName) and this column
+  // is the source table's first payload column, which every query hit
+  // returns and `index eval` compares ground truth by. It implies a source
+  // table: without `source` and `source_columns` it holds the key and this
+  // column alone; else this column first, then `source_columns` (or with
+  // `source` alone the default ones). Not with
+  // a key column (input_options.key_field). A text build may leave rows out
+  // (skip_unembeddable) with it: the id still names each row kept.
+  std::string id_column;
   // Vectors from text (docs/format/ivf-build.md, "Building from text"): the
   // directory `vigilo embed import` wrote (embedding.json and embedding/…)
   // and the input's string column to embed with it. Both or neither; the
@@ -113,9 +125,11 @@ struct BuildSummary {
 // (nlist > N, roots > nlist, sample < nlist …) and for what the input's
 // schema rules out (an input column named kGeneratedKeyName without a key
 // column; with `source`, a key that is not a long or whose Parquet
-// statistics show it is not the row position, a source column the input
-// does not have or whose type a source table cannot hold) — all before the
-// first pass over the input —, AlreadyExists when the store
+// statistics or key chunks, or JSONL lines, show it is not the row
+// position — the message names `id_column`, the layout that keeps such
+// ids —, a source or id column the input does not have or whose type a
+// source table (an id) cannot hold) — all before the first pass over the
+// input —, AlreadyExists when the store
 // already holds manifest.json (refused before anything is read; nothing is
 // changed) or an object with other bytes at a key the build writes, the
 // store's errors, and any failure of the self-check (a bug: Internal).

@@ -23,10 +23,36 @@ struct GroundTruth {
 };
 
 // .ivecs (per row: int32 count, then that many int32 ids; every row the same
-// count) or .npy (2-D C order '<i4', '<i8', '<u4' or '<u8'), by extension.
+// count), .npy (2-D C order '<i4', '<i8', '<u4' or '<u8') or .jsonl (per
+// line a JSON array of ids, every line as long as the first), by extension.
 // InvalidFormat naming the file, row and byte for anything else (ragged rows,
-// negative ids, a truncated row, no rows).
+// negative ids, a truncated row, no rows; in .jsonl a string id, which
+// needs ReadGroundTruthIds and an id column).
 Result<GroundTruth> ReadGroundTruth(const std::string& path);
+
+// Ground truth in a user's own ids (`index eval --id-column`): per query
+// the `k` ids nearest first, each the canonical JSON text of its value (a
+// string "\"doc-7\"", an integer "17"), as payload lookup renders a
+// source column's values.
+struct IdGroundTruth {
+  size_t queries = 0;
+  size_t k = 0;
+  std::vector<std::string> ids;
+};
+// The formats of ReadGroundTruth: .ivecs and .npy hold integers; a .jsonl
+// line is an array of strings or integers (one kind per file).
+Result<IdGroundTruth> ReadGroundTruthIds(const std::string& path);
+
+// The same ground truth in row positions: each id's row in the source
+// column `id_column` of a publication keyed by row position (an
+// `id_column` build; any source table with a long key dense from zero),
+// read through `store` one row group at a time. Only the first `k` ids of
+// each row are translated. InvalidArgument for a publication without a
+// source table or without that column, an id the column does not hold
+// (naming the ground truth's row and the column's type), and an id the
+// column holds at two rows (recall by id needs the ids it names unique).
+Result<GroundTruth> GroundTruthInRows(PublicationReader& reader, store::ObjectStore& store, const IdGroundTruth& truth,
+                                      const std::string& id_column, size_t k);
 
 // |found ∩ truth[0, k)| / k: found holds at most k ids (fewer when the probed
 // lists held fewer rows); repeated ids in found count once.
