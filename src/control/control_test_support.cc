@@ -10,21 +10,6 @@
 
 namespace vigilo::control::testing_support {
 
-std::vector<ControlBackend> ControlBackends() {
-  ControlBackend sqlite;
-  sqlite.name = "Sqlite";
-  sqlite.create = [](const std::filesystem::path& scratch) { return (scratch / "control.sqlite3").string(); };
-  sqlite.open = [](const std::string& location, store::Clock& wall, store::RandomSource& random) {
-    SqliteOptions options;
-    options.wall_clock = &wall;
-    options.random = &random;
-    return OpenSqliteControlStore(location, options);
-  };
-  return {sqlite};
-}
-
-std::string BackendName(const ::testing::TestParamInfo<ControlBackend>& info) { return info.param.name; }
-
 void ControlTest::SetUp() {
   std::string pattern = (std::filesystem::path(::testing::TempDir()) / "vigilo_control_XXXXXX").string();
   ASSERT_NE(mkdtemp(pattern.data()), nullptr);

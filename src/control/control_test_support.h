@@ -1,8 +1,6 @@
-// The backends the control-store suite runs over, and the fixture every
-// control test shares. A backend is a way to make an empty control store
-// location and to open any number of connections to it, from this process
-// or a forked one; the PostgreSQL backend joins ControlBackends() later and
-// the same tests run against it.
+// The fixture every control test shares, over each of ControlBackends()
+// (control_backends_testing.h): connections from this process or a forked
+// one to one store location.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "control_backends_testing.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/store/clock.h"
 
@@ -23,22 +22,6 @@ namespace vigilo::control::testing_support {
 inline constexpr Micros kT0 = Micros{1'767'225'600} * 1'000'000;
 inline constexpr Micros kSecond = 1'000'000;
 inline constexpr Micros kLease = 30 * kSecond;
-
-struct ControlBackend {
-  std::string name;
-  // A location for a new, empty control store under `scratch`.
-  std::function<std::string(const std::filesystem::path& scratch)> create;
-  // A connection to the store at `location` (created on first open).
-  std::function<Result<std::unique_ptr<ControlStore>>(const std::string& location, store::Clock& wall,
-                                                      store::RandomSource& random)>
-      open;
-};
-
-// gtest prints a parameter with this (the backend's name, not its bytes).
-inline void PrintTo(const ControlBackend& backend, std::ostream* os) { *os << backend.name; }
-
-std::vector<ControlBackend> ControlBackends();
-std::string BackendName(const ::testing::TestParamInfo<ControlBackend>& info);
 
 class ControlTest : public ::testing::TestWithParam<ControlBackend> {
  protected:

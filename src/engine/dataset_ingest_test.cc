@@ -18,7 +18,7 @@
 #include "vigilo/cases/dataset_stream.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/cleanup.h"
 #include "vigilo/common/file.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
@@ -90,7 +90,7 @@ class IngestTest : public testing::EngineFixture {
   std::unique_ptr<store::MemoryStore> memory_ = std::make_unique<store::MemoryStore>();
 };
 
-TEST_F(IngestTest, PublishesAVerifiedDatasetUnderItsId) {
+TEST_P(IngestTest, PublishesAVerifiedDatasetUnderItsId) {
   std::string path = WriteInput("in.json", DatasetJson(250));
   auto r = Ingest(path);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -124,7 +124,7 @@ TEST_F(IngestTest, PublishesAVerifiedDatasetUnderItsId) {
   EXPECT_EQ(attempt->keys.size(), 6u);
 }
 
-TEST_F(IngestTest, AnotherNameAndTheSameDatasetAgainIsUnchanged) {
+TEST_P(IngestTest, AnotherNameAndTheSameDatasetAgainIsUnchanged) {
   std::string path = WriteInput("in.json", DatasetJson(30));
   IngestOptions o = Options();
   o.name = "my-evals";
@@ -143,7 +143,7 @@ TEST_F(IngestTest, AnotherNameAndTheSameDatasetAgainIsUnchanged) {
   ExpectOnlyPublishedKeys("my-evals");
 }
 
-TEST_F(IngestTest, AnotherDatasetUnderATakenNameNeedsReplaceAndReusesTheWork) {
+TEST_P(IngestTest, AnotherDatasetUnderATakenNameNeedsReplaceAndReusesTheWork) {
   ASSERT_TRUE(Ingest(WriteInput("a.json", DatasetJson(20))).ok());
   std::string b = WriteInput("b.json", DatasetJson(20, "demo-set", " (revised)"));
   auto refused = Ingest(b);
@@ -151,7 +151,13 @@ TEST_F(IngestTest, AnotherDatasetUnderATakenNameNeedsReplaceAndReusesTheWork) {
   EXPECT_EQ(refused.status().code(), StatusCode::kAlreadyExists);
   EXPECT_NE(refused.status().message().find("already holds another dataset (version 1)"), std::string_view::npos)
       << refused.status().ToString();
-  EXPECT_NE(refused.status().message().find("rerunning the same command resumes it"), std::string_view::npos);
+  // Honest about what a rerun does: without replace it would be refused again.
+  EXPECT_EQ(refused.status().message().find("rerunning the same command resumes it"), std::string_view::npos);
+  EXPECT_NE(refused.status().message().find("is kept: a rerun with the replace option resumes it and reuses its "
+                                            "objects; otherwise `vigilo store cleanup` deletes them once the "
+                                            "attempt has been idle for 1 hour)"),
+            std::string_view::npos)
+      << refused.status().ToString();
 
   wall_.Advance(kSecond);
   IngestOptions o = Options();
@@ -168,7 +174,7 @@ TEST_F(IngestTest, AnotherDatasetUnderATakenNameNeedsReplaceAndReusesTheWork) {
   EXPECT_EQ(history->size(), 2u);
 }
 
-TEST_F(IngestTest, InvalidInputLeavesNothingBehind) {
+TEST_P(IngestTest, InvalidInputLeavesNothingBehind) {
   // Duplicate ids 150 cases apart: found after two batches were written.
   std::string text = DatasetJson(200);
   std::string dup = R"("id":"00000000-0000-4000-8000-000000000003")";
@@ -191,7 +197,7 @@ TEST_F(IngestTest, InvalidInputLeavesNothingBehind) {
   ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
 }
 
-TEST_F(IngestTest, BadRequestsAreRefusedBeforeAnyIo) {
+TEST_P(IngestTest, BadRequestsAreRefusedBeforeAnyIo) {
   std::string path = WriteInput("in.json", DatasetJson(3));
   IngestOptions o = Options();
   o.budget.case_batch_max_bytes = 100;  // below 256
@@ -221,7 +227,7 @@ TEST_F(IngestTest, BadRequestsAreRefusedBeforeAnyIo) {
   EXPECT_EQ(memory_->object_count(), 0u);
 }
 
-TEST_F(IngestTest, AStoreThatStaysDownLeavesAResumableAttempt) {
+TEST_P(IngestTest, AStoreThatStaysDownLeavesAResumableAttempt) {
   std::string path = WriteInput("in.json", DatasetJson(250));
   {
     // The second batch's create fails on every attempt.
@@ -246,7 +252,7 @@ TEST_F(IngestTest, AStoreThatStaysDownLeavesAResumableAttempt) {
   ExpectOnlyPublishedKeys("demo-set");
 }
 
-TEST_F(IngestTest, AZombieWriterIsFencedAndPublishesNothing) {
+TEST_P(IngestTest, AZombieWriterIsFencedAndPublishesNothing) {
   std::string path = WriteInput("in.json", DatasetJson(250));
   IngestOptions o = Options();
   bool taken_over = false;
@@ -271,7 +277,7 @@ TEST_F(IngestTest, AZombieWriterIsFencedAndPublishesNothing) {
 
 // Bad inputs: each a specific error naming the place, nothing published,
 // no object left.
-TEST_F(IngestTest, EachBadInputIsASpecificErrorAndLeavesNothing) {
+TEST_P(IngestTest, EachBadInputIsASpecificErrorAndLeavesNothing) {
   struct Bad {
     std::string name;
     std::string text;
@@ -353,7 +359,7 @@ std::string DeepCase(int i, int depth) {
   return c + R"(,"metadata":{"deep":)" + (depth > 2 ? open + close : std::string("0")) + "}}";
 }
 
-TEST_F(LinesIngestTest, ALineDeeperThanItsStoredRecordIsRefusedBeforeAnyWrite) {
+TEST_P(LinesIngestTest, ALineDeeperThanItsStoredRecordIsRefusedBeforeAnyWrite) {
   // Stored one level deeper (inside its batch record): 126 is the most a
   // line may nest, and 127 used to be written, then refused at read-back.
   ASSERT_TRUE(json::Parse(DeepCase(2, 127)).ok());
@@ -370,7 +376,7 @@ TEST_F(LinesIngestTest, ALineDeeperThanItsStoredRecordIsRefusedBeforeAnyWrite) {
   ExpectReadable(fits->root, *memory_);
 }
 
-TEST_F(LinesIngestTest, ABadCaseNamesItsLineBeforeAnyWrite) {
+TEST_P(LinesIngestTest, ABadCaseNamesItsLineBeforeAnyWrite) {
   std::string text = CaseJson(0) + "\n" + R"({"id":"00000000-0000-4000-8000-000000000001"})" + "\n";
   auto r = IngestLines(text, Lines(), Options());
   ASSERT_FALSE(r.ok());
@@ -380,7 +386,7 @@ TEST_F(LinesIngestTest, ABadCaseNamesItsLineBeforeAnyWrite) {
   ExpectNoAttempt();
 }
 
-TEST_F(LinesIngestTest, TrailingBlankLinesCrLfAndALeadingBomStoreTheSameDataset) {
+TEST_P(LinesIngestTest, TrailingBlankLinesCrLfAndALeadingBomStoreTheSameDataset) {
   const std::string plain = CaseJson(0) + "\n" + CaseJson(1) + "\n";
   auto a = IngestLines(plain, Lines(), Options());
   ASSERT_TRUE(a.ok()) << a.status().ToString();
@@ -391,7 +397,7 @@ TEST_F(LinesIngestTest, TrailingBlankLinesCrLfAndALeadingBomStoreTheSameDataset)
   EXPECT_EQ(b->manifest.dataset_hash, a->manifest.dataset_hash);
 }
 
-TEST_F(LinesIngestTest, DuplicateDerivedIdsNameTheUsersValues) {
+TEST_P(LinesIngestTest, DuplicateDerivedIdsNameTheUsersValues) {
   auto line = [](const std::string& prompt, const std::string& key) {
     return R"({"input":{"prompt":")" + prompt + R"("},"metadata":{"key":")" + key + R"("}})" + "\n";
   };
@@ -406,7 +412,7 @@ TEST_F(LinesIngestTest, DuplicateDerivedIdsNameTheUsersValues) {
   EXPECT_EQ(memory_->object_count(), 0u);
 }
 
-TEST_F(LinesIngestTest, ALongDatasetVersionIsHeldToTheSourceFieldsBudget) {
+TEST_P(LinesIngestTest, ALongDatasetVersionIsHeldToTheSourceFieldsBudget) {
   // 70 KiB: more than the control store's 64 KiB ledger record, far less
   // than the 8 MiB source-fields budget a dataset document is held to.
   cases::CaseLinesOptions lines = Lines();
@@ -430,7 +436,7 @@ TEST_F(LinesIngestTest, ALongDatasetVersionIsHeldToTheSourceFieldsBudget) {
   ExpectNoAttempt("lines-set-2", r->objects_written);
 }
 
-TEST_F(LinesIngestTest, TheSameDatasetFromAnotherStoreIsNotCalledAnother) {
+TEST_P(LinesIngestTest, TheSameDatasetFromAnotherStoreIsNotCalledAnother) {
   auto first = IngestLines(CaseJson(0) + "\n", Lines(), Options());
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   store::MemoryStore elsewhere;
@@ -471,7 +477,7 @@ class DeniedStore final : public store::ObjectStore {
   store::ObjectStore& inner_;
 };
 
-TEST_F(IngestTest, APermissionErrorSaysWhatToFixNotJustRerun) {
+TEST_P(IngestTest, APermissionErrorSaysWhatToFixNotJustRerun) {
   DeniedStore denied(*memory_);
   auto r = Ingest(WriteInput("in.json", DatasetJson(3)), denied, Options());
   ASSERT_FALSE(r.ok());
@@ -483,7 +489,7 @@ TEST_F(IngestTest, APermissionErrorSaysWhatToFixNotJustRerun) {
   EXPECT_EQ(m.find("rerunning the same command resumes it"), std::string_view::npos);
 }
 
-TEST_F(IngestTest, AFullValidationSpoolIsRefusedBeforeTheDiskFills) {
+TEST_P(IngestTest, AFullValidationSpoolIsRefusedBeforeTheDiskFills) {
   // 100,000 ids spill more than the quota once the 1 MiB sort buffer fills
   // (the smallest quota Validate allows: one sort run plus one batch).
   std::string path = WriteInput("in.json", DatasetJson(100000));
@@ -503,7 +509,7 @@ TEST_F(IngestTest, AFullValidationSpoolIsRefusedBeforeTheDiskFills) {
 #ifdef NDEBUG
 // Seed 004: "At 100,000 small cases the case batches number 1,000 with the
 // default record cap; 256-way index pages require four leaves and one parent."
-TEST_F(IngestTest, OneHundredThousandCasesMakeTheSeedsLayout) {
+TEST_P(IngestTest, OneHundredThousandCasesMakeTheSeedsLayout) {
   auto r = Ingest(WriteInput("100k.json", DatasetJson(100000)));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->manifest.case_count, 100000);
@@ -518,7 +524,7 @@ TEST_F(IngestTest, OneHundredThousandCasesMakeTheSeedsLayout) {
 // rest. Every store operation of a small ingestion, under every fault kind
 // the wrapper injects (a kind that does not apply to an operation is a
 // clean run).
-TEST_F(IngestTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
+TEST_P(IngestTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
   std::string path = WriteInput("in.json", DatasetJson(5));
   IngestOptions o = Options();
   o.budget.case_batch_max_cases = 2;  // 3 batches
@@ -537,14 +543,7 @@ TEST_F(IngestTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
     for (uint64_t at = 0; at < operations; ++at) {
       SCOPED_TRACE(std::string(store::FaultKindName(kind)) + " at operation " + std::to_string(at));
       memory_ = std::make_unique<store::MemoryStore>();
-      control::SqliteOptions options;
-      options.wall_clock = &wall_;
-      options.random = &random_;
-      std::string db = (scratch_ / ("control-" + std::to_string(at) + "-" +
-                                    std::string(store::FaultKindName(kind)) + ".db")).string();
-      auto reopened = control::OpenSqliteControlStore(db, options);
-      ASSERT_TRUE(reopened.ok());
-      control_ = std::move(reopened).value();
+      OpenControl("control-" + std::to_string(at) + "-" + std::string(store::FaultKindName(kind)));
       {
         store::FaultInjectingStore crashing(*memory_, store::FaultPlan().At(at, kind));
         auto r = Ingest(path, crashing, o);
@@ -564,6 +563,9 @@ TEST_F(IngestTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
     }
   }
 }
+
+VIGILO_OVER_CONTROL_BACKENDS(IngestTest);
+VIGILO_OVER_CONTROL_BACKENDS(LinesIngestTest);
 
 }  // namespace
 }  // namespace vigilo::engine

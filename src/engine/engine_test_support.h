@@ -1,6 +1,9 @@
-// The fixture the engine tests share: a scratch directory (with a spool
-// directory), a SQLite control store on a manual wall clock, and a request
-// governor whose retries wait 1 ms on a manual clock.
+// The fixture the engine tests that use control state share, run over every
+// control backend (control_backends_testing.h: SQLite now, PostgreSQL when
+// it joins): a scratch directory (with a spool directory), a control store
+// of the backend under test on a manual wall clock, and a request governor
+// whose retries wait 1 ms on a manual clock. A suite deriving from it
+// instantiates itself with VIGILO_OVER_CONTROL_BACKENDS(Suite).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,7 +14,8 @@
 #include <memory>
 #include <string>
 
-#include "vigilo/control/sqlite_control_store.h"
+#include "control_backends_testing.h"
+#include "vigilo/control/control_store.h"
 #include "vigilo/engine/write_target.h"
 #include "vigilo/store/governor.h"
 
@@ -21,7 +25,7 @@ inline constexpr store::Micros kSecond = 1'000'000;
 // 2026-01-01T00:00:00Z: the wall time every test starts at.
 inline constexpr store::Micros kT0 = store::Micros{1'767'225'600} * kSecond;
 
-class EngineFixture : public ::testing::Test {
+class EngineFixture : public ::testing::TestWithParam<control::testing_support::ControlBackend> {
  protected:
   void SetUp() override {
     scratch_ = std::filesystem::temp_directory_path() /
@@ -29,7 +33,7 @@ class EngineFixture : public ::testing::Test {
                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(scratch_);
     std::filesystem::create_directories(scratch_ / "spool");
-    OpenControl("control.sqlite3");
+    OpenControl("control");
     store::GovernorLimits limits;
     limits.retry_backoff_base_ms = std::chrono::milliseconds(1);
     limits.retry_backoff_cap_ms = std::chrono::milliseconds(1);
@@ -39,13 +43,11 @@ class EngineFixture : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(scratch_); }
 
-  // A (new or existing) control database under the scratch directory: a
-  // new file is a fresh control store.
-  void OpenControl(const std::string& file) {
-    control::SqliteOptions options;
-    options.wall_clock = &wall_;
-    options.random = &random_;
-    auto opened = control::OpenSqliteControlStore((scratch_ / file).string(), options);
+  // A fresh control store of the backend under test, made under
+  // scratch/`label` (each label its own store).
+  void OpenControl(const std::string& label) {
+    const std::string location = GetParam().create(scratch_ / label);
+    auto opened = GetParam().open(location, wall_, random_);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     control_ = std::move(opened).value();
   }
@@ -78,3 +80,8 @@ class EngineFixture : public ::testing::Test {
 };
 
 }  // namespace vigilo::engine::testing
+
+#define VIGILO_OVER_CONTROL_BACKENDS(Suite)                                                                        \
+  INSTANTIATE_TEST_SUITE_P(ControlBackends, Suite,                                                                \
+                           ::testing::ValuesIn(::vigilo::control::testing_support::ControlBackends()),            \
+                           ::vigilo::control::testing_support::BackendName)

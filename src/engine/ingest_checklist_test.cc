@@ -19,7 +19,7 @@
 #include "vigilo/cases/dataset_reader.h"
 #include "vigilo/cases/object_io.h"
 #include "vigilo/common/byte_source.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/cleanup.h"
 #include "vigilo/hash/blake3.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
@@ -98,7 +98,7 @@ class IngestChecklistTest : public testing::EngineFixture {
 
 // V-BUD-08: "Validate positive limits and relationships before I/O": an
 // invalid budget is refused with zero store operations and no attempt.
-TEST_F(IngestChecklistTest, AnInvalidBudgetCausesZeroStoreOperations) {
+TEST_P(IngestChecklistTest, AnInvalidBudgetCausesZeroStoreOperations) {
   std::string path = WriteInput("in.json", DatasetJson(3));
   struct Case {
     std::function<void(cases::BudgetConfig&)> edit;
@@ -130,7 +130,7 @@ TEST_F(IngestChecklistTest, AnInvalidBudgetCausesZeroStoreOperations) {
 // V-REF-13: "Require conditional creation and read-after-completed-create
 // consistency from each adapter": a store that does not declare them is
 // refused before any store operation or attempt.
-TEST_F(IngestChecklistTest, AStoreWithoutCreateGuaranteesIsRefusedBeforeAnyOperation) {
+TEST_P(IngestChecklistTest, AStoreWithoutCreateGuaranteesIsRefusedBeforeAnyOperation) {
   std::string path = WriteInput("in.json", DatasetJson(3));
   struct Case {
     store::Capabilities caps;
@@ -159,7 +159,7 @@ TEST_F(IngestChecklistTest, AStoreWithoutCreateGuaranteesIsRefusedBeforeAnyOpera
 // V-REF-14: "lease-fenced publication of the finalized root reference": a
 // writer whose attempt was taken over is fenced at its next ledger step and
 // publishes nothing.
-TEST_F(IngestChecklistTest, AWriterWhoseAttemptWasTakenOverIsFenced) {
+TEST_P(IngestChecklistTest, AWriterWhoseAttemptWasTakenOverIsFenced) {
   std::string path = WriteInput("in.json", DatasetJson(250));
   IngestOptions o = Options();
   bool taken_over = false;
@@ -187,7 +187,7 @@ TEST_F(IngestChecklistTest, AWriterWhoseAttemptWasTakenOverIsFenced) {
 // V-BUD-16, V-BATCH-13: the staging spool is reserved before an upload: an
 // object that does not fit it is refused before its create, and the
 // attempt's objects are cleaned up.
-TEST_F(IngestChecklistTest, AnObjectLargerThanTheStagingSpoolIsRefusedBeforeItsCreate) {
+TEST_P(IngestChecklistTest, AnObjectLargerThanTheStagingSpoolIsRefusedBeforeItsCreate) {
   std::string path = WriteInput("in.json", DatasetJson(100));
   IngestOptions o = Options();
   o.budget.case_batch_max_bytes = 2048;
@@ -206,7 +206,7 @@ TEST_F(IngestChecklistTest, AnObjectLargerThanTheStagingSpoolIsRefusedBeforeItsC
 // V-RES-01: "Uploads record their admission limits for resumable processing":
 // the attempt's ledger record holds every limit that decides its bytes, and a
 // rerun with the same limits resumes it without changing the record.
-TEST_F(IngestChecklistTest, AnAttemptRecordsItsAdmissionLimitsAndARerunResumesUnderThem) {
+TEST_P(IngestChecklistTest, AnAttemptRecordsItsAdmissionLimitsAndARerunResumesUnderThem) {
   std::string text = DatasetJson(120);
   std::string path = WriteInput("in.json", text);
   IngestOptions o = Options();
@@ -242,7 +242,7 @@ TEST_F(IngestChecklistTest, AnAttemptRecordsItsAdmissionLimitsAndARerunResumesUn
 
 // V-RES-01: a rerun under other defaults neither resumes the attempt of
 // other limits nor rewrites its record; it writes under its own limits.
-TEST_F(IngestChecklistTest, ARerunWithOtherDefaultsLeavesTheRecordedLimitsAlone) {
+TEST_P(IngestChecklistTest, ARerunWithOtherDefaultsLeavesTheRecordedLimitsAlone) {
   std::string path = WriteInput("in.json", DatasetJson(120));
   IngestOptions fifty = Options();
   fifty.budget.case_batch_max_cases = 50;
@@ -271,7 +271,7 @@ TEST_F(IngestChecklistTest, ARerunWithOtherDefaultsLeavesTheRecordedLimitsAlone)
 
 // V-RES-02: "Published references retain their owner, byte count, and
 // identity independently of configuration changes".
-TEST_F(IngestChecklistTest, APublishedReferenceKeepsOwnerByteCountAndIdentityAcrossConfigurationChanges) {
+TEST_P(IngestChecklistTest, APublishedReferenceKeepsOwnerByteCountAndIdentityAcrossConfigurationChanges) {
   std::string path = WriteInput("in.json", DatasetJson(30));
   auto first = Ingest(path, memory_, Options());
   ASSERT_TRUE(first.ok()) << first.status().ToString();
@@ -319,7 +319,7 @@ TEST_F(IngestChecklistTest, APublishedReferenceKeepsOwnerByteCountAndIdentityAcr
 // V-BUD-22: "The 256 MiB batch spool does not authorize an unlimited
 // full-input spool": a copy of standard input is charged to the validation
 // quota and refused when it would pass it, leaving no file behind.
-TEST_F(IngestChecklistTest, TheFullInputSpoolIsBoundedByTheValidationQuota) {
+TEST_P(IngestChecklistTest, TheFullInputSpoolIsBoundedByTheValidationQuota) {
   const uint64_t quota = 1u << 20;
   std::string input = DatasetJson(1) + std::string(quota, ' ');  // one byte per quota byte, and more
   StringByteSource over(input);
@@ -338,7 +338,7 @@ TEST_F(IngestChecklistTest, TheFullInputSpoolIsBoundedByTheValidationQuota) {
 
 // V-BUD-17: "one active ingestion": a second ingestion in the same process
 // while one runs is refused before it reads anything.
-TEST_F(IngestChecklistTest, OneActiveIngestionPerProcess) {
+TEST_P(IngestChecklistTest, OneActiveIngestionPerProcess) {
   std::string path = WriteInput("in.json", DatasetJson(5));
   IngestOptions o = Options();
   std::optional<Status> nested;
@@ -356,7 +356,7 @@ TEST_F(IngestChecklistTest, OneActiveIngestionPerProcess) {
 
 // V-OBS-01: "Record requests and bytes before claiming an improvement": an
 // ingestion reports what it wrote and read, and the numbers are the store's.
-TEST_F(IngestChecklistTest, AnIngestionReportsItsObjectsAndBytes) {
+TEST_P(IngestChecklistTest, AnIngestionReportsItsObjectsAndBytes) {
   std::string text = DatasetJson(250);
   std::string path = WriteInput("in.json", text);
   store::FaultInjectingStore counting(memory_, store::FaultPlan{});
@@ -374,6 +374,8 @@ TEST_F(IngestChecklistTest, AnIngestionReportsItsObjectsAndBytes) {
   EXPECT_EQ(r->verified_bytes, stored);  // the final verification read every object once
   EXPECT_GT(counting.operations(), r->objects_written);  // creates plus read-backs and verification
 }
+
+VIGILO_OVER_CONTROL_BACKENDS(IngestChecklistTest);
 
 }  // namespace
 }  // namespace vigilo::engine

@@ -15,7 +15,7 @@
 
 #include "vigilo/cases/object_io.h"
 #include "vigilo/control/cleanup.h"
-#include "vigilo/control/sqlite_control_store.h"
+#include "vigilo/control/cleanup.h"
 #include "vigilo/engine/dataset_ingest.h"
 #include "vigilo/engine/run_read.h"
 #include "vigilo/store/fault_store.h"
@@ -97,7 +97,7 @@ class PlanTest : public testing::EngineFixture {
   std::unique_ptr<store::MemoryStore> memory_ = std::make_unique<store::MemoryStore>();
 };
 
-TEST_F(PlanTest, PlansChunksShardsAndGatesAndEveryChunkReadsBack) {
+TEST_P(PlanTest, PlansChunksShardsAndGatesAndEveryChunkReadsBack) {
   cases::ObjectRef dataset = Ingest(95);
   auto r = Plan(dataset, *memory_, Options());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -144,7 +144,7 @@ TEST_F(PlanTest, PlansChunksShardsAndGatesAndEveryChunkReadsBack) {
   EXPECT_EQ(next, 95);
 }
 
-TEST_F(PlanTest, AChunkClosesWhereTheProfileGroupChanges) {
+TEST_P(PlanTest, AChunkClosesWhereTheProfileGroupChanges) {
   cases::ObjectRef dataset = Ingest(12);
   std::string profile = kProfile;
   profile.replace(profile.find(R"("chunk_size": 10)"), 16, R"("chunk_size": 10, "profile_groups": {"by": "task_type"})");
@@ -166,7 +166,7 @@ TEST_F(PlanTest, AChunkClosesWhereTheProfileGroupChanges) {
 
 // Issue 34: grouping by a field the cases are not sorted by makes many
 // small chunks; the plan says so with the numbers and the fix.
-TEST_F(PlanTest, ChunksAveragingUnderAQuarterOfChunkSizeAreWarnedAbout) {
+TEST_P(PlanTest, ChunksAveragingUnderAQuarterOfChunkSizeAreWarnedAbout) {
   cases::ObjectRef dataset = Ingest(12);
   std::string grouped = kProfile;
   grouped.replace(grouped.find(R"("chunk_size": 10)"), 16,
@@ -203,7 +203,7 @@ TEST_F(PlanTest, ChunksAveragingUnderAQuarterOfChunkSizeAreWarnedAbout) {
 }
 
 // Issue 34: a worker lists its shard's chunks (what `run chunks --shard N` prints).
-TEST_F(PlanTest, AShardListsItsChunksInOrder) {
+TEST_P(PlanTest, AShardListsItsChunksInOrder) {
   cases::ObjectRef dataset = Ingest(95);
   auto r = Plan(dataset, *memory_, Options());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -226,7 +226,7 @@ TEST_F(PlanTest, AShardListsItsChunksInOrder) {
             "the run has no shard 5; its plan lists shards 0, 1, 2 (only shards with planned work are listed)");
 }
 
-TEST_F(PlanTest, PlanningAgainIsUnchangedAndOtherProfilesNeedReplace) {
+TEST_P(PlanTest, PlanningAgainIsUnchangedAndOtherProfilesNeedReplace) {
   cases::ObjectRef dataset = Ingest(30);
   auto first = Plan(dataset, *memory_, Options());
   ASSERT_TRUE(first.ok()) << first.status().ToString();
@@ -253,7 +253,7 @@ TEST_F(PlanTest, PlanningAgainIsUnchangedAndOtherProfilesNeedReplace) {
   EXPECT_EQ(replaced->objects_written, 0u) << "the refused run's objects are reused";
 }
 
-TEST_F(PlanTest, BadRequestsAreRefusedBeforeAnyAttempt) {
+TEST_P(PlanTest, BadRequestsAreRefusedBeforeAnyAttempt) {
   cases::ObjectRef dataset = Ingest(5);
   PlanRunOptions o = Options();
   o.name = "../x";
@@ -273,7 +273,7 @@ TEST_F(PlanTest, BadRequestsAreRefusedBeforeAnyAttempt) {
 #ifdef NDEBUG
 // A plan over 100,000 cases (release builds only): the chunk and shard
 // totals, activation with every projection recomputed, and one chunk read.
-TEST_F(PlanTest, OneHundredThousandCases) {
+TEST_P(PlanTest, OneHundredThousandCases) {
   cases::ObjectRef dataset = Ingest(100000, 100);
   std::string profile = kProfile;
   profile.replace(profile.find(R"("chunk_size": 10)"), 16, R"("chunk_size": 100)");
@@ -301,13 +301,13 @@ TEST_F(PlanTest, OneHundredThousandCases) {
 // A fault at any store operation of a small plan leaves nothing published
 // or a complete plan; a rerun then publishes, and cleanup leaves only the
 // published attempts' keys (the dataset's and the plan's).
-TEST_F(PlanTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
+TEST_P(PlanTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
   cases::ObjectRef dataset = Ingest(25);
   PlanRunOptions o = Options();
   uint64_t operations = 0;
   {
     // Count the plan's operations on a copy of the store.
-    OpenControl("count.sqlite3");
+    OpenControl("count");
     store::MemoryStore copy;
     for (const std::string& key : memory_->Keys()) {
       auto bytes = memory_->Peek(key);
@@ -326,7 +326,7 @@ TEST_F(PlanTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
       SCOPED_TRACE(std::string(store::FaultKindName(kind)) + " at operation " + std::to_string(at));
       store::MemoryStore store;
       for (const std::string& key : dataset_keys) store.Overwrite(key, *memory_->Peek(key));
-      OpenControl("fault-" + std::to_string(at) + "-" + std::string(store::FaultKindName(kind)) + ".sqlite3");
+      OpenControl("fault-" + std::to_string(at) + "-" + std::string(store::FaultKindName(kind)));
       {
         store::FaultInjectingStore faulty(store, store::FaultPlan().At(at, kind));
         (void)Plan(dataset, faulty, o);
@@ -352,6 +352,8 @@ TEST_F(PlanTest, AFaultAtEveryStoreOperationThenARerunPublishes) {
     }
   }
 }
+
+VIGILO_OVER_CONTROL_BACKENDS(PlanTest);
 
 }  // namespace
 }  // namespace vigilo::engine
