@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# vigilo end to end against an s3:// alias on a private Ceph RGW
+# (tests/s3/rgw.sh): a dataset ingests into the bucket, verifies, exports
+# byte for byte and is planned; a publication builds into the bucket and
+# `index query|inspect|verify ALIAS:KEY/manifest.json` answer as for the same
+# publication built into a local directory; store cleanup drains; and no
+# output or error names the endpoint, the bucket's URL or a credential.
+#
+#   tests/s3/cli.sh VIGILO_BIN
+#
+# Prints PASS/FAIL lines, then `s3 cli: N checks passed` (exit 0) or
+# `s3 cli: N checks passed, M failed` (exit 1).
+set -uo pipefail
+
+[[ $# -eq 1 ]] || { echo "usage: $0 VIGILO_BIN" >&2; exit 2; }
+vigilo=$1
+[[ $vigilo == /* ]] || vigilo=$PWD/$vigilo
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+tmp=$(mktemp -d)
+cleanup() {
+  bash "$here/rgw.sh" down "$tmp/rgw" >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+finish() {
+  if [[ $failed -eq 0 ]]; then echo "s3 cli: $passed checks passed"; exit 0; fi
+  echo "s3 cli: $passed checks passed, $failed failed"; exit 1
+}
+check() {  # check NAME COMMAND...: pass when the command succeeds
+  local name=$1; shift
+  if "$@" >"$tmp/check.out" 2>&1; then pass "$name"; else fail "$name: $(tail -c 400 "$tmp/check.out")"; fi
+}
+
+start=$(date +%s.%N)
+bash "$here/rgw.sh" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
+echo "rgw up in $(echo "$(date +%s.%N) - $start" | bc) s"
+# shellcheck disable=SC1091
+. "$tmp/rgw.env"
+
+umask 077
+cat >"$tmp/credentials" <<CREDS
+[vigilo]
+aws_access_key_id = $access_key
+aws_secret_access_key = $secret_key
+CREDS
+cat >"$tmp/stores.json" <<JSON
+{"version":1,
+ "stores":{
+   "lake":{"url":"s3://$bucket/e2e","writable":true,
+           "guarantees":{"conditional_create":true,"read_after_create":true},
+           "backend":{"endpoint":"$endpoint","region":"$region","addressing":"path",
+                      "credentials":{"source":"file","path":"$tmp/credentials","profile":"vigilo"}}}}}
+JSON
+export VIGILO_STORES=$tmp/stores.json
+export VIGILO_CONTROL=$tmp/control.sqlite3
+export VIGILO_CACHE=off
+export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/xdg-cache
+
+# Nothing vigilo prints may hold these.
+secrets=("$endpoint" "${endpoint#http://}" "s3://$bucket" "$access_key" "$secret_key" "$tmp/credentials")
+clean() {  # clean NAME FILE...: no secret in the files
+  local s f
+  for f in "${@:2}"; do
+    for s in "${secrets[@]}"; do
+      if grep -qF -- "$s" "$f"; then fail "$1: output names a secret ($s)"; return; fi
+    done
+  done
+  pass "$1: no endpoint, bucket URL or credential in the output"
+}
+
+# ---- case storage ----
+dataset=$root/examples/demo/dataset.json
+check "dataset ingest --store lake" "$vigilo" dataset ingest "$dataset" --store lake --name geo --quiet
+cp "$tmp/check.out" "$tmp/ingest.out"
+check "dataset ingest replay is unchanged" "$vigilo" dataset ingest "$dataset" --store lake --name geo --quiet
+check "dataset verify" "$vigilo" dataset verify geo --store lake
+check "dataset export" "$vigilo" dataset export geo --store lake --out "$tmp/export.json"
+"$vigilo" json canon "$dataset" >"$tmp/canon.json"
+if cmp -s "$tmp/export.json" "$tmp/canon.json"; then pass "export is the canonical input byte for byte"; else fail "export differs from the canonical input"; fi
+check "dataset cases" "$vigilo" dataset cases geo --store lake --from 1 --to 3
+check "run plan --store lake" "$vigilo" run plan --dataset geo --profile "$root/examples/profiles/geography-qa.json" \
+  --store lake --name geo-smoke --quiet
+check "run verify --cases" "$vigilo" run verify geo-smoke --store lake --cases
+check "store cleanup --store lake" "$vigilo" store cleanup --store lake
+# The same dataset in a local directory has the same identities (object_bytes differ: references
+# record the alias, "lake" or "local").
+"$vigilo" dataset ingest "$dataset" --store "$tmp/local-store" --name geo-local --quiet >/dev/null 2>&1
+"$vigilo" dataset show geo --store lake --json 2>&1 | jq -S 'del(.name, .root, .storage_alias, .root_reference, .attempt_id, .published_at, .object_bytes)' >"$tmp/show-s3.json"
+"$vigilo" dataset show geo-local --store "$tmp/local-store" --json 2>&1 | jq -S 'del(.name, .root, .storage_alias, .root_reference, .attempt_id, .published_at, .object_bytes)' >"$tmp/show-local.json"
+if [[ -s $tmp/show-s3.json ]] && cmp -s "$tmp/show-s3.json" "$tmp/show-local.json"; then
+  pass "dataset show: the same identities as the local ingest"
+else
+  fail "dataset show differs: $(diff "$tmp/show-s3.json" "$tmp/show-local.json" | head -c 400)"
+fi
+
+# ---- a vector publication ----
+perl -e '
+  srand(7);
+  open(my $f, ">", $ARGV[0]) or die; binmode $f;
+  for my $i (0 .. 1499) { print $f pack("l<f<8", 8, map { ($i % 5) * 3 + rand() } 1 .. 8) }
+  open(my $q, ">", $ARGV[1]) or die;
+  for my $i (0 .. 3) { print $q "[" . join(",", map { sprintf("%.3f", $i * 3 + rand()) } 1 .. 8) . "]\n" }
+' "$tmp/in.fvecs" "$tmp/q.jsonl"
+build=(index build --input "$tmp/in.fvecs" --metric l2_squared --encoding lvq8 --nlist 16 --source --seed 3 --threads 1 -q)
+check "index build --out lake:pubs/one" "$vigilo" "${build[@]}" --out lake:pubs/one
+cp "$tmp/check.out" "$tmp/build-s3.out"
+check "index build --out a local directory" "$vigilo" "${build[@]}" --out "$tmp/pub"
+
+remote=lake:pubs/one/manifest.json
+local_manifest=$tmp/pub/manifest.json
+same() {  # same NAME ARGS...: MANIFEST replaced by the local manifest, then by the alias
+  local name=$1; shift
+  local a=() b=() x
+  for x in "$@"; do
+    if [[ $x == MANIFEST ]]; then a+=("$local_manifest"); b+=("$remote"); else a+=("$x"); b+=("$x"); fi
+  done
+  "$vigilo" "${a[@]}" >"$tmp/local.out" 2>&1; local rl=$?
+  "$vigilo" "${b[@]}" >"$tmp/s3.out" 2>&1; local rs=$?
+  if [[ $rl -eq 0 && $rs -eq 0 ]] && cmp -s "$tmp/local.out" "$tmp/s3.out"; then
+    pass "$name: identical from the bucket"
+  else
+    fail "$name: exit $rl locally, $rs from S3; $(diff "$tmp/local.out" "$tmp/s3.out" | head -c 400)"
+  fi
+}
+same "index query" index query MANIFEST --queries "$tmp/q.jsonl" -k 5 --nprobe 4
+same "index query --json" index query MANIFEST --queries "$tmp/q.jsonl" -k 5 --json
+same "index query --columns (payload lookup)" index query MANIFEST --queries "$tmp/q.jsonl" -k 3 --columns vector
+check "index verify (every byte, from the bucket)" "$vigilo" index verify "$remote"
+"$vigilo" index inspect "$remote" --json 2>&1 | jq -S 'del(.artifact_uuid, .manifest, .location)' >"$tmp/inspect-s3.json"
+"$vigilo" index inspect "$local_manifest" --json 2>&1 | jq -S 'del(.artifact_uuid, .manifest, .location)' >"$tmp/inspect-local.json"
+if [[ -s $tmp/inspect-s3.json ]] && cmp -s "$tmp/inspect-s3.json" "$tmp/inspect-local.json"; then
+  pass "index inspect: the same publication (but its artifact-uuid)"
+else
+  fail "index inspect differs: $(diff "$tmp/inspect-s3.json" "$tmp/inspect-local.json" | head -c 400)"
+fi
+
+# ---- errors name the alias and the key, never a secret ----
+"$vigilo" index query lake:pubs/none/manifest.json --queries "$tmp/q.jsonl" >"$tmp/missing.out" 2>&1
+if grep -q "not_found" "$tmp/missing.out"; then pass "a missing publication is not_found"; else fail "missing publication: $(cat "$tmp/missing.out")"; fi
+sed "s/$secret_key/wrong$secret_key/" "$tmp/credentials" >"$tmp/credentials.wrong"
+sed "s|$tmp/credentials\"|$tmp/credentials.wrong\"|" "$tmp/stores.json" >"$tmp/stores.wrong.json"
+VIGILO_STORES=$tmp/stores.wrong.json "$vigilo" dataset verify geo --store lake >"$tmp/wrong.out" 2>&1
+if grep -q "SignatureDoesNotMatch" "$tmp/wrong.out"; then pass "a wrong secret is SignatureDoesNotMatch"; else fail "wrong secret: $(cat "$tmp/wrong.out")"; fi
+clean "every command" "$tmp/ingest.out" "$tmp/build-s3.out" "$tmp/s3.out" "$tmp/missing.out" "$tmp/wrong.out" \
+  "$tmp/show-s3.json" "$tmp/inspect-s3.json"
+finish
