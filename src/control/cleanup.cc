@@ -49,7 +49,11 @@ CleanupReport DrainCleanup(ControlStore& control, std::string_view store_id, sto
     // stays recorded as it was.
   }
   Status finish = control.FinishCleanup(items, deleted, failed);
-  if (finish.ok()) report.deleted = deleted.size();
+  if (finish.ok()) {
+    report.deleted = deleted.size();
+    report.deleted_keys.reserve(deleted.size());
+    for (const CleanupItem& item : deleted) report.deleted_keys.push_back(item.key);
+  }
   Result<uint64_t> remaining = control.PendingCleanupKeys(store_id);
   if (remaining.ok()) report.remaining = *remaining;
   report.status = !finish.ok() ? finish : !outcome.status.ok() ? outcome.status : remaining.status();

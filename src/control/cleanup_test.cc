@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -405,7 +406,74 @@ TEST_P(CleanupTest, NothingPublishedIsEverDeleted) {
   EXPECT_GT(resumed_count, 0u);
 }
 
+// What `vigilo store cleanup` looks for beyond due keys (issue 34): active
+// attempts whose lease expired (a dead writer, a released lease), per store
+// and by expiry; and the abandoned attempts that still hold keys, due or
+// not, for a dry run. Published attempts are never among them.
+TEST_P(CleanupTest, ExpiredAttemptsAreFoundByStoreAndExpiryAndNeverPublishedOnes) {
+  Lease live = Begin("live");
+  Lease dead = Begin("dead");
+  Write(dead, {"a", "b"});
+  Lease published = Begin("done");
+  std::vector<std::string> kept = Write(published, {"manifest.json"});
+  ASSERT_TRUE(control_->PublishRoot(published, RootValue(kept.back())).ok());
+  AttemptSpec elsewhere_spec = Spec("far");
+  elsewhere_spec.store = "another-store";
+  ASSERT_TRUE(control_->BeginAttempt(elsewhere_spec).ok());
+  // The dead one stops renewing; the live one renews.
+  clock_.Advance(kLease / 2);
+  ASSERT_TRUE(control_->RenewLease(live, kLease).ok());
+  clock_.Advance(kLease / 2 + 1);
+
+  Result<std::vector<AttemptRecord>> expired = control_->ExpiredAttempts(store_id_, clock_.Now());
+  ASSERT_TRUE(expired.ok()) << expired.status().ToString();
+  ASSERT_EQ(expired->size(), 1u);
+  EXPECT_EQ((*expired)[0].attempt, dead.attempt);
+  EXPECT_EQ((*expired)[0].state, AttemptState::kActive);
+  EXPECT_TRUE((*expired)[0].keys.empty());  // records without keys
+  // A cutoff before its expiry finds nothing.
+  EXPECT_TRUE(control_->ExpiredAttempts(store_id_, dead.expires_at - 1)->empty());
+  Result<std::vector<std::string>> stores = control_->StoresWithExpiredAttempts(clock_.Now());
+  ASSERT_TRUE(stores.ok());
+  EXPECT_EQ(*stores, (std::vector<std::string>{"another-store", "test-store"}));
+  EXPECT_TRUE(control_->StoresWithExpiredAttempts(dead.expires_at - 1)->empty());
+
+  // Abandoned (with a settle time), it awaits cleanup until drained.
+  EXPECT_TRUE(control_->AttemptsAwaitingCleanup(store_id_)->empty());
+  ASSERT_TRUE(control_->AbandonExpired(dead.attempt, 10 * kSecond).ok());
+  EXPECT_TRUE(control_->ExpiredAttempts(store_id_, clock_.Now())->empty());
+  Result<std::vector<AttemptRecord>> awaiting = control_->AttemptsAwaitingCleanup(store_id_);
+  ASSERT_TRUE(awaiting.ok()) << awaiting.status().ToString();
+  ASSERT_EQ(awaiting->size(), 1u);
+  EXPECT_EQ((*awaiting)[0].attempt, dead.attempt);
+  EXPECT_EQ((*awaiting)[0].cleanup_due_at, clock_.Now() + 10 * kSecond);
+  clock_.Advance(10 * kSecond);
+  CleanupReport report = Drain(objects_);
+  EXPECT_EQ(report.deleted, 2u);
+  EXPECT_EQ(report.deleted_keys, (std::vector<std::string>{dead.key_prefix + "a", dead.key_prefix + "b"}));
+  EXPECT_TRUE(control_->AttemptsAwaitingCleanup(store_id_)->empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, CleanupTest, ::testing::ValuesIn(ControlBackends()), BackendName);
+
+TEST(AttemptOfKeyTest, FindsTheAttemptPrefixOfAKeyAndNothingElse) {
+  const std::string id = "0f8a4a0e-6a7b-4c1d-9e2f-3a4b5c6d7e8f";
+  std::optional<AttemptKey> key = AttemptOfKey("datasets/geo/attempts/" + id + "/g2/batches/x.jsonl");
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(key->ns, Namespace::kDatasets);
+  EXPECT_EQ(key->name, "geo");
+  EXPECT_EQ(key->attempt_id.ToString(), id);
+  EXPECT_EQ(key->generation, 2u);
+  EXPECT_EQ(key->prefix, "datasets/geo/attempts/" + id + "/g2/");
+  EXPECT_TRUE(AttemptOfKey("runs/r.1/attempts/" + id + "/g1/manifest.json").has_value());
+  for (const std::string& other : std::vector<std::string>{"datasets/geo/attempts/" + id + "/g2/", "datasets/geo/attempts/" + id + "/g0/x",
+        "datasets/geo/attempts/" + id + "/g01/x", "datasets/geo/attempts/" + id + "/2/x",
+        "datasets/geo/attempt/" + id + "/g1/x", "datasets/geo/attempts/not-a-uuid/g1/x",
+        "Datasets/geo/attempts/" + id + "/g1/x", "datasets/.geo/attempts/" + id + "/g1/x",
+        "datasets/geo/attempts/" + id + "/g99999999999/x", "manifest.json", ""}) {
+    EXPECT_FALSE(AttemptOfKey(other).has_value()) << other;
+  }
+}
 
 }  // namespace
 }  // namespace vigilo::control

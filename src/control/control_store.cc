@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <vector>
 
 namespace vigilo::control {
 
@@ -37,6 +39,34 @@ Status ValidateRootName(std::string_view name) {
 std::string AttemptKeyPrefix(Namespace ns, std::string_view name, const Uuid& attempt_id, uint32_t generation) {
   return std::string(NamespaceName(ns)) + "/" + std::string(name) + "/attempts/" + attempt_id.ToString() + "/g" +
          std::to_string(generation) + "/";
+}
+
+std::optional<AttemptKey> AttemptOfKey(std::string_view key) {
+  // <namespace>/<name>/attempts/<uuid>/g<generation>/<rest>
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (int i = 0; i < 5; ++i) {
+    const size_t slash = key.find('/', start);
+    if (slash == std::string_view::npos) return std::nullopt;
+    parts.push_back(key.substr(start, slash - start));
+    start = slash + 1;
+  }
+  if (start >= key.size() || parts[2] != "attempts") return std::nullopt;
+  Result<Namespace> ns = Namespace::Named(parts[0]);
+  if (!ns.ok() || !ValidateRootName(parts[1]).ok()) return std::nullopt;
+  Result<Uuid> id = Uuid::Parse(parts[3]);
+  if (!id.ok() || id->ToString() != parts[3]) return std::nullopt;
+  std::string_view g = parts[4];
+  if (g.size() < 2 || g.size() > 11 || g[0] != 'g' || g[1] == '0') return std::nullopt;
+  uint64_t generation = 0;
+  for (char c : g.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    generation = generation * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (generation > UINT32_MAX) return std::nullopt;
+  AttemptKey out{*ns, std::string(parts[1]), *id, static_cast<uint32_t>(generation), ""};
+  out.prefix = AttemptKeyPrefix(out.ns, out.name, out.attempt_id, out.generation);
+  return out;
 }
 
 std::string_view AttemptStateName(AttemptState state) {

@@ -459,7 +459,53 @@ class SqliteControlStore final : public ControlStore {
     return static_cast<uint64_t>(stmt.Int(0));
   }
 
+  Result<std::vector<AttemptRecord>> AttemptsAwaitingCleanup(std::string_view store) override {
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(
+        Statement stmt,
+        db_->Prepare("SELECT " + std::string(kAttemptColumns) +
+                     " FROM attempts a WHERE store = ?1 AND state = 'abandoned' AND EXISTS (SELECT 1 FROM "
+                     "attempt_keys k WHERE k.attempt_id = a.attempt_id AND k.generation = a.generation) "
+                     "ORDER BY cleanup_due_at, attempt_id, generation"));
+    stmt.Bind(1, store);
+    return ReadAttempts(stmt);
+  }
+
+  Result<std::vector<AttemptRecord>> ExpiredAttempts(std::string_view store, Micros expired_by) override {
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT " + std::string(kAttemptColumns) +
+                                         " FROM attempts WHERE store = ?1 AND state = 'active' AND "
+                                         "lease_expires_at <= ?2 ORDER BY lease_expires_at, attempt_id, generation"));
+    stmt.Bind(1, store).Bind(2, expired_by);
+    return ReadAttempts(stmt);
+  }
+
+  Result<std::vector<std::string>> StoresWithExpiredAttempts(Micros expired_by) override {
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT DISTINCT store FROM attempts WHERE state = 'active' AND "
+                                         "lease_expires_at <= ?1 ORDER BY store"));
+    stmt.Bind(1, expired_by);
+    std::vector<std::string> out;
+    for (;;) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, stmt.Step());
+      if (!more) return out;
+      out.push_back(stmt.Text(0));
+    }
+  }
+
  private:
+  static Result<std::vector<AttemptRecord>> ReadAttempts(Statement& stmt) {
+    std::vector<AttemptRecord> out;
+    for (;;) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, stmt.Step());
+      if (!more) return out;
+      VIGILO_ASSIGN_OR_RETURN(AttemptRecord row, ReadAttempt(stmt));
+      out.push_back(std::move(row));
+    }
+  }
+
   static Statement& BindRef(Statement& stmt, const AttemptRef& ref) {
     return stmt.Bind(1, ref.attempt_id.ToString()).Bind(2, int64_t{ref.generation});
   }

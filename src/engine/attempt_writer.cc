@@ -6,6 +6,7 @@
 
 #include "vigilo/common/paths.h"
 #include "vigilo/control/cleanup.h"
+#include "vigilo/engine/cleanup.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 
@@ -32,6 +33,17 @@ bool NeedsAFix(const Status& s) {
     if (s.message().find(std::strerror(err)) != std::string_view::npos) return true;
   }
   return false;
+}
+
+// "1 hour", "90 minutes", "30 seconds": a grace period in words.
+std::string DescribeGrace(store::Micros grace) {
+  const store::Micros seconds = grace / 1'000'000;
+  auto unit = [](store::Micros n, const char* one) {
+    return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+  };
+  if (seconds % 3600 == 0) return unit(seconds / 3600, "hour");
+  if (seconds % 60 == 0) return unit(seconds / 60, "minute");
+  return unit(seconds, "second");
 }
 
 // The root reference a published record holds (its canonical JSON value).
@@ -74,6 +86,11 @@ void AttemptWriter::Drain() {
   control::CleanupReport drained =
       control::DrainCleanup(control_, target_.ledger_store_id, *target_.store, *target_.governor, cancel_);
   cleanup_deleted_ += drained.deleted;
+  // A local directory keeps no directory the deletes left empty (issue 34).
+  if (!target_.local_root.empty() && !drained.deleted_keys.empty()) {
+    (void)RemoveEmptiedDirectories(target_.local_root, drained.deleted_keys, control_,
+                                   control::LedgerStoreIdForms(target_.ledger_store_id));
+  }
 }
 
 Status AttemptWriter::Take(const std::string& admission, const std::function<bool(const std::string&)>& resumable) {
@@ -219,6 +236,14 @@ Status AttemptWriter::OnFailure(const Status& error) {
                                  "owner and permissions, and a file system not mounted read-only) or write "
                                  "elsewhere; attempt " + control::AttemptName(lease_->attempt) +
                                      " is kept, and the same command resumes it once that is fixed");
+      }
+      if (name_taken_) {
+        // Rerunning the same command would resume it only to be refused
+        // again: what resumes it usefully is the replace option (issue 34).
+        return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
+                                     " is kept: a rerun with the replace option resumes it and reuses its objects; "
+                                     "otherwise `vigilo store cleanup` deletes them once the attempt has been idle "
+                                     "for " + DescribeGrace(kDefaultCleanupGrace) + ")");
       }
       return WithSuffix(error, " (attempt " + control::AttemptName(lease_->attempt) +
                                    " is kept; rerunning the same command resumes it)");

@@ -5,10 +5,14 @@
 #include "vigilo/engine/cleanup.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +21,7 @@
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/engine/context.h"
 #include "vigilo/engine/roots.h"
+#include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
 
 namespace vigilo::engine {
@@ -26,6 +31,16 @@ namespace fs = std::filesystem;
 
 constexpr store::Micros kSecond = 1'000'000;
 constexpr store::Micros kT0 = store::Micros{1'767'225'600} * kSecond;  // 2026-01-01T00:00:00Z
+
+// CleanStores' drain reports (issue 33's part of it).
+Result<std::vector<control::CleanupReport>> Drains(Context& context, std::optional<std::string> spec) {
+  CleanupOptions options;
+  options.store_spec = std::move(spec);
+  VIGILO_ASSIGN_OR_RETURN(std::vector<StoreCleanupReport> reports, CleanStores(context, options));
+  std::vector<control::CleanupReport> out;
+  for (StoreCleanupReport& r : reports) out.push_back(std::move(r.drain));
+  return out;
+}
 
 class EngineCleanupTest : public ::testing::Test {
  protected:
@@ -104,7 +119,7 @@ TEST_F(EngineCleanupTest, ADrainNeverOpensAnotherHostsDirectory) {
   // The same path on box-2 is another directory: its keys are box-2's to delete.
   const std::string theirs = AbandonedKey(OtherHostsId(), "theirs");
   const std::string ours = AbandonedKey(ThisHostsId(), "ours");
-  Result<std::vector<control::CleanupReport>> reports = DrainDueCleanup(*context_, std::nullopt, nullptr);
+  Result<std::vector<control::CleanupReport>> reports = Drains(*context_, std::nullopt);
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), 2u);
   const control::CleanupReport& mine = (*reports)[0].store == ThisHostsId() ? (*reports)[0] : (*reports)[1];
@@ -124,7 +139,7 @@ TEST_F(EngineCleanupTest, ADrainNeverOpensAnotherHostsDirectory) {
 
   // On box-2 the same drain deletes them, and skips nothing of box-1's.
   std::unique_ptr<Context> box2 = MakeContext("box-2");
-  Result<std::vector<control::CleanupReport>> there = DrainDueCleanup(*box2, std::nullopt, nullptr);
+  Result<std::vector<control::CleanupReport>> there = Drains(*box2, std::nullopt);
   ASSERT_TRUE(there.ok()) << there.status().ToString();
   ASSERT_EQ(there->size(), 1u);
   EXPECT_EQ((*there)[0].store, OtherHostsId());
@@ -136,7 +151,7 @@ TEST_F(EngineCleanupTest, ANamedDirectoryIsDrainedUnderItsIdAndItsLegacyIdButNot
   const std::string legacy = AbandonedKey("local:" + store_dir_.string(), "old");
   const std::string current = AbandonedKey(ThisHostsId(), "new");
   const std::string theirs = AbandonedKey(OtherHostsId(), "theirs");
-  Result<std::vector<control::CleanupReport>> reports = DrainDueCleanup(*context_, store_dir_.string(), nullptr);
+  Result<std::vector<control::CleanupReport>> reports = Drains(*context_, store_dir_.string());
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), 1u);
   EXPECT_EQ((*reports)[0].store, ThisHostsId());
@@ -149,7 +164,7 @@ TEST_F(EngineCleanupTest, ANamedDirectoryIsDrainedUnderItsIdAndItsLegacyIdButNot
 
 TEST_F(EngineCleanupTest, ALegacyIdIsDrainedAsThisHostsDirectory) {
   const std::string legacy = AbandonedKey("local:" + store_dir_.string(), "old");
-  Result<std::vector<control::CleanupReport>> reports = DrainDueCleanup(*context_, std::nullopt, nullptr);
+  Result<std::vector<control::CleanupReport>> reports = Drains(*context_, std::nullopt);
   ASSERT_TRUE(reports.ok()) << reports.status().ToString();
   ASSERT_EQ(reports->size(), 1u);
   EXPECT_EQ((*reports)[0].store, "local:" + store_dir_.string());
@@ -190,6 +205,221 @@ TEST_F(EngineCleanupTest, AWriteSessionNamesItsDirectoryWithThisHost) {
   Result<std::unique_ptr<WriteSession>> refused = OpenWriteSession(*unnamed, store_dir_.string(), false);
   ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
   EXPECT_NE(refused.status().message().find("`host` is empty"), std::string::npos);
+}
+
+// ---- issue 34: attempts nobody cleaned ----
+
+class StaleAttemptTest : public EngineCleanupTest {
+ protected:
+  // An attempt of `name` on this host's directory that wrote `count` batch
+  // objects and then stopped renewing its lease (a killed writer).
+  control::Lease Dead(const std::string& name, int count) {
+    control::AttemptSpec spec;
+    spec.name = name;
+    spec.store = ThisHostsId();
+    spec.owner = "killed";
+    spec.lease_duration = 300 * kSecond;
+    Result<control::Lease> lease = Ledger().BeginAttempt(spec);
+    EXPECT_TRUE(lease.ok()) << lease.status().ToString();
+    for (int i = 0; i < count; ++i) {
+      const std::string key = lease->key_prefix + "batches/" + std::to_string(i) + ".jsonl";
+      EXPECT_TRUE(Ledger().RecordKey(*lease, key).ok());
+      WriteObject(key);
+    }
+    return *lease;
+  }
+
+  Result<std::vector<StoreCleanupReport>> Clean(store::Micros grace = kDefaultCleanupGrace) {
+    CleanupOptions options;
+    options.grace = grace;
+    return CleanStores(*context_, options);
+  }
+
+  // Every directory below the store that holds nothing.
+  std::vector<std::string> EmptyDirectories() {
+    std::vector<std::string> out;
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(store_dir_)) {
+      if (e.is_directory() && fs::is_empty(e.path())) out.push_back(fs::relative(e.path(), store_dir_).string());
+    }
+    return out;
+  }
+};
+
+TEST_F(StaleAttemptTest, AKilledWritersAttemptIsKeptForTheGraceThenCleanedWithItsDirectories) {
+  control::Lease dead = Dead("geo", 3);
+  Publish(ThisHostsId(), "kept-set");  // another name, published: never touched
+  const std::string published_dir = (store_dir_ / "datasets" / "kept-set").string();
+  fs::create_directories(published_dir);
+  std::ofstream(fs::path(published_dir) / "marker") << "x";
+
+  // Live lease: nothing to do.
+  Result<std::vector<StoreCleanupReport>> live = Clean();
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_TRUE(live->empty());
+
+  // Expired, within the grace: kept for a rerun, and said so.
+  clock_.Advance(300 * kSecond + 10 * kSecond);
+  Result<std::vector<StoreCleanupReport>> kept = Clean();
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].drain.store, ThisHostsId());
+  EXPECT_EQ((*kept)[0].expired_kept, 1u);
+  EXPECT_EQ((*kept)[0].expired_abandoned, 0u);
+  EXPECT_EQ((*kept)[0].kept_until, dead.expires_at + kDefaultCleanupGrace);
+  EXPECT_EQ((*kept)[0].drain.deleted, 0u);
+  EXPECT_TRUE(fs::exists(store_dir_ / (dead.key_prefix + "batches/0.jsonl")));
+
+  // Past the grace (and so the settle time): abandoned and deleted in one run,
+  // and no directory it emptied is left.
+  clock_.Advance(kDefaultCleanupGrace);
+  Result<std::vector<StoreCleanupReport>> cleaned = Clean();
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  ASSERT_EQ(cleaned->size(), 1u);
+  const StoreCleanupReport& r = (*cleaned)[0];
+  EXPECT_TRUE(r.drain.status.ok()) << r.drain.status.ToString();
+  EXPECT_EQ(r.expired_abandoned, 1u);
+  EXPECT_EQ(r.drain.deleted, 3u);
+  EXPECT_EQ(r.drain.remaining, 0u);
+  EXPECT_EQ(r.expired_kept, 0u);
+  EXPECT_FALSE(fs::exists(store_dir_ / "datasets" / "geo"));
+  EXPECT_TRUE(fs::exists(fs::path(published_dir) / "marker"));
+  EXPECT_EQ(EmptyDirectories(), std::vector<std::string>{});
+  EXPECT_EQ(Ledger().GetAttempt(dead.attempt)->state, control::AttemptState::kAbandoned);
+  // Nothing is left to do.
+  EXPECT_TRUE(Clean()->empty());
+}
+
+TEST_F(StaleAttemptTest, AGraceShorterThanTheSettleTimeAbandonsNowAndDeletesAfterTheSettleTime) {
+  control::Lease dead = Dead("geo", 2);
+  clock_.Advance(300 * kSecond + 30 * kSecond);  // expired 30 s ago
+  Result<std::vector<StoreCleanupReport>> first = Clean(0);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].expired_abandoned, 1u);
+  EXPECT_EQ((*first)[0].drain.deleted, 0u) << "a paused writer's create may still land";
+  EXPECT_EQ((*first)[0].drain.remaining, 2u);
+  EXPECT_TRUE(fs::exists(store_dir_ / (dead.key_prefix + "batches/1.jsonl")));
+  clock_.Advance(control::kDefaultAbandonSettle - 30 * kSecond);
+  Result<std::vector<StoreCleanupReport>> second = Clean(0);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ((*second)[0].drain.deleted, 2u);
+  EXPECT_EQ(EmptyDirectories(), std::vector<std::string>{});
+}
+
+TEST_F(StaleAttemptTest, ADryRunListsWhatWouldBeDeletedWithItsBytesAndChangesNothing) {
+  control::Lease dead = Dead("geo", 2);
+  const std::string gone = AbandonedKey(ThisHostsId(), "old");  // abandoned, due now
+  fs::remove(store_dir_ / gone);                                 // its object already gone
+  control::Lease young = Dead("fresh", 1);
+  clock_.Advance(300 * kSecond + kDefaultCleanupGrace + kSecond);
+  ASSERT_TRUE(Ledger().RenewLease(young, 300 * kSecond).status().code() == StatusCode::kFenced);  // it is dead too
+  // `young` expired as long ago as `dead`: both are past the grace; make a
+  // third one that is within it.
+  control::Lease recent = Dead("recent", 1);
+  clock_.Advance(301 * kSecond);
+
+  CleanupOptions options;
+  Result<CleanupPlan> plan = PlanCleanup(*context_, options);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->candidates.size(), 3u);
+  std::map<std::string, CleanupCandidate> by_name;
+  for (const CleanupCandidate& c : plan->candidates) by_name.emplace(c.attempt.name, c);
+  ASSERT_EQ(by_name.count("geo"), 1u);
+  EXPECT_EQ(by_name["geo"].reason, "expired");
+  EXPECT_EQ(by_name["geo"].keys, 2u);
+  EXPECT_EQ(by_name["geo"].objects, 2u);
+  EXPECT_EQ(by_name["geo"].bytes, 6u);  // "{}\n" twice
+  EXPECT_EQ(by_name["geo"].deletable_at, clock_.Now());
+  EXPECT_EQ(by_name["geo"].store, ThisHostsId());
+  EXPECT_EQ(by_name["old"].reason, "abandoned");
+  EXPECT_EQ(by_name["old"].keys, 1u);
+  EXPECT_EQ(by_name["old"].objects, 0u);
+  EXPECT_EQ(by_name["old"].bytes, 0u);
+  EXPECT_EQ(by_name["fresh"].reason, "expired");
+  EXPECT_EQ(by_name.count("recent"), 0u);
+  ASSERT_EQ(plan->stores.size(), 1u);
+  EXPECT_EQ(plan->stores[0].expired_kept, 1u);
+  EXPECT_EQ(plan->stores[0].kept_until, recent.expires_at + kDefaultCleanupGrace);
+
+  // Nothing changed: the objects, the states, the recorded keys.
+  EXPECT_TRUE(fs::exists(store_dir_ / (dead.key_prefix + "batches/0.jsonl")));
+  EXPECT_EQ(Ledger().GetAttempt(dead.attempt)->state, control::AttemptState::kActive);
+  EXPECT_EQ(Ledger().PendingCleanupKeys(ThisHostsId()).value(), 1u);
+}
+
+TEST_F(StaleAttemptTest, SharedDirectoriesStayWhileAWriterOfTheNameIsActive) {
+  control::Lease dead = Dead("geo", 1);
+  clock_.Advance(300 * kSecond + kDefaultCleanupGrace + kSecond);
+  control::Lease live = Dead("geo", 0);  // a live writer of the same name, no directory of its own yet
+  Result<std::vector<StoreCleanupReport>> cleaned = Clean();
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_EQ((*cleaned)[0].drain.deleted, 1u);
+  // Its own prefix is gone; datasets/geo/attempts stays for the live writer.
+  EXPECT_FALSE(fs::exists(store_dir_ / dead.key_prefix));
+  EXPECT_FALSE(fs::exists(store_dir_ / "datasets/geo/attempts" / dead.attempt.attempt_id.ToString()));
+  EXPECT_TRUE(fs::exists(store_dir_ / "datasets/geo/attempts"));
+  (void)live;
+}
+
+TEST_F(StaleAttemptTest, ADeadWritersTemporaryFileDoesNotKeepItsDirectory) {
+  control::Lease dead = Dead("geo", 1);
+  // What a writer killed in the middle of a create leaves (store/local_store.cc).
+  pid_t gone = 0;
+  for (pid_t p = 4'000'000; p > 3'000'000; p -= 7919) {
+    if (::kill(p, 0) != 0 && errno == ESRCH) {
+      gone = p;
+      break;
+    }
+  }
+  ASSERT_NE(gone, 0);
+  const fs::path temp = store_dir_ / (dead.key_prefix + "batches/.1.jsonl.tmp-" + std::to_string(gone) +
+                                      "-0123456789abcdef");
+  std::ofstream(temp) << "partial";
+  // A live process's temporary file is another writer's: it stays.
+  const fs::path live_temp = store_dir_ / (dead.key_prefix + "index/.L0.json.tmp-" + std::to_string(::getppid()) +
+                                           "-0123456789abcdef");
+  fs::create_directories(live_temp.parent_path());
+  std::ofstream(live_temp) << "partial";
+  clock_.Advance(300 * kSecond + kDefaultCleanupGrace + kSecond);
+  Result<std::vector<StoreCleanupReport>> cleaned = Clean();
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_FALSE(fs::exists(temp.parent_path()));
+  EXPECT_TRUE(fs::exists(live_temp));
+  EXPECT_EQ(EmptyDirectories(), std::vector<std::string>{});
+}
+
+TEST_F(StaleAttemptTest, AGraceOutOfRangeIsRefusedNamingTheSetting) {
+  Dead("geo", 1);
+  for (store::Micros grace : {store::Micros{-1}, kMaxCleanupGrace + 1}) {
+    Result<std::vector<StoreCleanupReport>> refused = Clean(grace);
+    ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(refused.status().path(), "grace");
+    CleanupOptions options;
+    options.grace = grace;
+    EXPECT_EQ(PlanCleanup(*context_, options).status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_F(StaleAttemptTest, APlanMayNotReadADatasetReferenceIntoAnUnpublishedAttempt) {
+  control::Lease dead = Dead("geo", 1);
+  cases::ObjectRef ref = cases::ObjectRef::ForBytes("local", dead.key_prefix + "manifest.json",
+                                                    cases::StorageFormat::kDatasetManifest, "{}");
+  Result<std::unique_ptr<WriteSession>> session = OpenWriteSession(*context_, store_dir_.string(), false);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  RootLocator locator;
+  locator.ref = ref;
+  Result<std::unique_ptr<PlanDataset>> refused = OpenPlanDataset(*context_, **session, locator);
+  ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("which was never published (it is active)"), std::string::npos)
+      << refused.status().ToString();
+  // A published attempt's reference is fine.
+  Publish(ThisHostsId(), "done");
+  Result<std::optional<control::RootRecord>> done = Ledger().GetRoot(control::Namespace::kDatasets, "done");
+  ASSERT_TRUE(done.ok() && done->has_value());
+  locator.ref = cases::ObjectRef::FromJson(json::Parse((*done)->value).value(), "$").value();
+  EXPECT_TRUE(OpenPlanDataset(*context_, **session, locator).ok());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "vigilo/control/cleanup.h"
+#include "vigilo/engine/cleanup.h"
 
 namespace vigilo::engine {
 namespace {
@@ -79,6 +80,7 @@ Result<std::unique_ptr<WriteSession>> OpenWriteSession(Context& context, std::st
   t.store = session->resolved.store.get();
   t.governor = &context.governor();
   t.alias = session->resolved.alias;
+  t.local_root = LocalRootOfStore(context, ledger_id);
   t.ledger_store_id = std::move(ledger_id);
   t.wall_clock = &context.wall_clock();
   t.random = &context.random();
@@ -90,6 +92,24 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
   auto dataset = std::make_unique<PlanDataset>();
   const WriteTarget& target = session.target;
   VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveDataset(locator, target.control));
+  // A published root references only objects of published attempts, which
+  // cleanup never deletes (docs/format/case-storage-ingest.md, "Cleanup").
+  // A REF to an object of an attempt that was never published would make a
+  // plan read what `store cleanup` may delete: refused (issue 34).
+  if (locator.ref) {
+    if (std::optional<control::AttemptKey> owner = control::AttemptOfKey(locator.ref->key)) {
+      Result<control::AttemptRecord> attempt =
+          target.control->GetAttempt(control::AttemptRef{owner->attempt_id, owner->generation});
+      if (attempt.ok() && attempt->key_prefix == owner->prefix && attempt->state != control::AttemptState::kPublished) {
+        return InvalidArgument("the dataset reference names " + locator.ref->key + ", an object of attempt " +
+                               control::AttemptName(attempt->attempt) + ", which was never published (it is " +
+                               std::string(control::AttemptStateName(attempt->state)) +
+                               "): cleanup deletes the objects of such attempts, so a run plan must not read "
+                               "them; publish the dataset first and plan from its name or the reference that "
+                               "prints");
+      }
+    }
+  }
   const std::string& ledger_id = dataset->resolved.ledger_store_id;
   if (!ledger_id.empty() && !control::SameLedgerStore(ledger_id, target.ledger_store_id)) {
     // A dataset in a directory is referenced by the alias "local", which a

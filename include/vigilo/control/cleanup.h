@@ -34,6 +34,9 @@ struct CleanupReport {
   uint64_t claimed = 0;     // due keys this drain took on
   uint64_t deleted = 0;     // deleted (or already gone) and forgotten
   uint64_t remaining = 0;   // recorded keys of abandoned attempts still on this store (due or not)
+  // The keys deleted (or found already gone) and forgotten: what a caller
+  // tidying a local directory after the drain starts from.
+  std::vector<std::string> deleted_keys;
   // Why this store was not drained, when it was not (a directory of another
   // host: only that host may open it); empty when it was.
   std::string skipped;

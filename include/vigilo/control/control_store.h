@@ -76,6 +76,18 @@ Status ValidateRootName(std::string_view name);
 // one attempt's keys can never be another's.
 std::string AttemptKeyPrefix(Namespace ns, std::string_view name, const Uuid& attempt_id, uint32_t generation);
 
+// The attempt whose prefix holds `key`, when `key` lies under an attempt
+// prefix (<namespace>/<name>/attempts/<uuid>/g<generation>/...); nullopt
+// otherwise. Keys are the only link from an object back to its writer.
+struct AttemptKey {
+  Namespace ns = Namespace::kDatasets;
+  std::string name;
+  Uuid attempt_id;
+  uint32_t generation = 0;
+  std::string prefix;  // AttemptKeyPrefix of the above
+};
+std::optional<AttemptKey> AttemptOfKey(std::string_view key);
+
 enum class AttemptState { kActive, kPublished, kAbandoned };
 std::string_view AttemptStateName(AttemptState state);  // "active", "published", "abandoned"
 
@@ -276,6 +288,18 @@ class ControlStore {
   virtual Result<std::vector<std::string>> StoresWithDueCleanup() = 0;
   // Recorded keys of abandoned attempts on `store`, due or not.
   virtual Result<uint64_t> PendingCleanupKeys(std::string_view store) = 0;
+  // The abandoned attempts on `store` that still have recorded keys, due or
+  // not, by cleanup due time, without keys (GetAttempt has them): what
+  // drains will delete, for a dry run. Nothing is claimed.
+  virtual Result<std::vector<AttemptRecord>> AttemptsAwaitingCleanup(std::string_view store) = 0;
+  // Active attempts on `store` whose lease expired at or before
+  // `expired_by`, by lease expiry, without keys: writers that died (kill -9)
+  // or released their lease to be resumed (a refused name, a retryable
+  // failure). Never a published attempt. `vigilo store cleanup` abandons
+  // them (AbandonExpired) once a grace period has passed.
+  virtual Result<std::vector<AttemptRecord>> ExpiredAttempts(std::string_view store, Micros expired_by) = 0;
+  // The stores with such attempts, sorted.
+  virtual Result<std::vector<std::string>> StoresWithExpiredAttempts(Micros expired_by) = 0;
 
   // ------------------------------------------------------------ shard routes
   // Moves one shard of the published run `run` to `route`, as one

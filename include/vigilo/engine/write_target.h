@@ -20,6 +20,9 @@ struct WriteTarget {
   store::RequestGovernor* governor = nullptr;  // governs every request to it
   std::string alias;                           // recorded in every reference
   std::string ledger_store_id;                 // control::LedgerStoreId of the store
+  // The store's directory when it is a local one (engine::LocalRootOfStore):
+  // cleanup removes the directories its deletes leave empty. "" otherwise.
+  std::string local_root;
   store::Clock* wall_clock = nullptr;          // leases (control::DefaultWallClock())
   store::RandomSource* random = nullptr;       // identifiers drawn once (run ids); null: store::DefaultRandom()
 };
