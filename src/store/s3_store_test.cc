@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "http_test_support.h"
 #include "rgw_test_support.h"
 #include "vigilo/store/config.h"
 #include "vigilo/json/parse.h"
@@ -257,6 +258,49 @@ TEST_F(S3StoreTest, StreamingCreateSpoolsAndPutsOnceAtCommit) {
   auto read_only = Open(rgw_->Entry("lake", prefix_, false), false);
   EXPECT_EQ(read_only->BeginCreate("x").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(read_only->Get("spooled")->size(), expected.size());
+}
+
+// Answers RGW will not give on demand, from a scripted server: each is
+// classified for the governor by its status and S3 code, and the request
+// went out path-style under the prefix.
+TEST_F(S3StoreTest, ScriptedErrorAnswersAreClassified) {
+  using testing::Answer;
+  auto xml = [](std::string_view code) {
+    return "<?xml version=\"1.0\"?><Error><Code>" + std::string(code) +
+           "</Code><Message>secret-bucket at http://secret.example</Message></Error>";
+  };
+  testing::FakeHttpServer server({Answer(503, "Slow Down", xml("SlowDown")),
+                                  Answer(409, "Conflict", xml("ConditionalRequestConflict")),
+                                  Answer(500, "Internal Server Error", xml("InternalError")),
+                                  Answer(301, "Moved Permanently", xml("PermanentRedirect"),
+                                         {"Location: http://secret.example/"}),
+                                  Answer(403, "Forbidden", xml("RequestTimeTooSkewed")),
+                                  Answer(400, "Bad Request", xml("EntityTooLarge"))});
+  StoreEntry entry = rgw_->Entry("lake", prefix_);
+  entry.backend.as_object().Set("endpoint", json::Value(server.base_url()));
+  auto store = Open(entry);
+  ASSERT_NE(store, nullptr);
+  Status slow = store->Get("a/k").status();
+  EXPECT_EQ(slow.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(slow.message(), "HTTP 503 SlowDown");
+  Status conflict = store->CreateIfAbsent("a/k", AsBytes("x")).status();
+  EXPECT_EQ(conflict.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(conflict.message(), "HTTP 409 ConditionalRequestConflict: a concurrent conflicting request");
+  EXPECT_EQ(store->Head("a/k").status().code(), StatusCode::kUnavailable);  // 500, no body on HEAD
+  Status moved = store->Get("a/k").status();
+  EXPECT_EQ(moved.code(), StatusCode::kIoError);
+  EXPECT_NE(moved.message().find("redirects are not followed"), std::string_view::npos);
+  Status skewed = store->Get("a/k").status();
+  EXPECT_NE(skewed.message().find("clock"), std::string_view::npos) << skewed.ToString();
+  EXPECT_EQ(store->CreateIfAbsent("a/k", AsBytes("x")).status().code(), StatusCode::kLimitExceeded);
+  for (const Status& s : {slow, conflict, moved, skewed}) {
+    EXPECT_EQ(s.message().find("secret"), std::string_view::npos) << s.ToString();
+    EXPECT_EQ(s.path(), "a/k");
+  }
+  auto requests = server.requests();
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_EQ(requests[0].request_line, "GET /" + rgw_->bucket() + "/" + prefix_ + "/a/k HTTP/1.1");
+  EXPECT_EQ(requests[1].request_line, "PUT /" + rgw_->bucket() + "/" + prefix_ + "/a/k HTTP/1.1");
 }
 
 }  // namespace
