@@ -207,6 +207,16 @@ TEST_F(DatasetReadCliTest, ATamperedBatchFailsExportVerifyAndItsCases) {
   EXPECT_EQ(exported.exit_code, 6);
   EXPECT_EQ(exported.err.rfind(expected_err, 0), 0u) << exported.err;
   EXPECT_FALSE(std::filesystem::exists(file));  // a failed export leaves no file
+  // An existing -o FILE is replaced only by a whole, verified export: a
+  // failed one leaves it as it was, and no temporary beside it (issue 34).
+  WriteFile(file, "the user's own file\n");
+  CliRun over = Vigilo("dataset export @" + *ref_file_ + " --store " + copy + " -o " + file);
+  EXPECT_EQ(over.exit_code, 6);
+  EXPECT_EQ(ReadFile(file), "the user's own file\n");
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(file).parent_path())) {
+    EXPECT_EQ(e.path().filename().string().find(".tampered-export.json.vigilo-export-"), std::string::npos);
+  }
+  std::filesystem::remove(file);
   CliRun to_stdout = Vigilo("dataset export @" + *ref_file_ + " --store " + copy);
   EXPECT_EQ(to_stdout.exit_code, 6);
   CliRun verified = Vigilo("dataset verify @" + *ref_file_ + " --store " + copy);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "interrupt.h"
 #include "output.h"
 #include "progress.h"
 #include "vigilo/ivf/builder.h"
@@ -74,12 +75,17 @@ Status Import(const ImportArgs& a) {
   import.probe_inputs = a.probes;
   import.pooling = a.pooling == "mean" ? ivf::WordPooling::kMean : ivf::WordPooling::kSif;
   import.progress = [&bar](uint64_t done, uint64_t total) { bar.Update("reading word vectors", done, total); };
+  // SIGINT/SIGTERM stop it at its next step; like any failure, what it made is removed.
+  store::CancelToken cancel;
+  InterruptCancels interrupt(cancel);
+  import.cancel = &cancel;
   Result<ivf::EmbedImportResult> r = ivf::ImportWinkEmbeddings(a.tarball, **store, import);
   bar.Finish();
   if (!r.ok()) {
     store->reset();
     RemoveImport(out, !exists);
-    return r.status();
+    return interrupt.Explain(r.status(), "nothing was imported, and what this import had written in " + a.out +
+                                             " was removed");
   }
   uint64_t asset_bytes = 0;
   for (const auto& asset : r->spec.assets) asset_bytes += asset.size;

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "index_io.h"
+#include "interrupt.h"
 #include "output.h"
 #include "progress.h"
 #include "vigilo/engine/ground_truth.h"
@@ -42,7 +43,11 @@ double Rounded(double v, int digits) {
   return std::round(v * scale) / scale;
 }
 
-Status Eval(const EvalArgs& a) {
+// What an interrupted evaluation leaves: nothing (docs/errors.md, "Signals").
+constexpr const char* kEvalLeft = "no result was printed, and nothing was written (a ground truth is cached only "
+                                  "once complete)";
+
+Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
   VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(a.manifest, /*use_cache=*/false));
   const ivf::Manifest& manifest = opened.publication->manifest();
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, manifest));
@@ -51,7 +56,8 @@ Status Eval(const EvalArgs& a) {
     // The user's own ids, translated to the rows of the source column that holds them.
     VIGILO_ASSIGN_OR_RETURN(ivf::IdGroundTruth ids, ivf::ReadGroundTruthIds(a.ground_truth));
     ivf::PublicationReader lookup(manifest);
-    VIGILO_ASSIGN_OR_RETURN(truth, ivf::GroundTruthInRows(lookup, opened.publication->store(), ids, a.id_column, a.k));
+    VIGILO_ASSIGN_OR_RETURN(truth, ivf::GroundTruthInRows(lookup, opened.publication->store(), ids, a.id_column, a.k,
+                                                                   &cancel));
   } else if (!a.ground_truth.empty()) {
     VIGILO_ASSIGN_OR_RETURN(truth, ivf::ReadGroundTruth(a.ground_truth));
   } else {
@@ -59,6 +65,7 @@ Status Eval(const EvalArgs& a) {
     request.base = engine::BaseVectors{a.base, a.base_format, a.base_vector_field};
     request.k = a.k;
     request.threads = a.threads;
+    request.cancel = &cancel;
     Progress bar = Progress::ForStderr(a.quiet);
     request.progress = [&bar](uint64_t rows, uint64_t total) { bar.Update("ground truth", rows, total); };
     Result<engine::GroundTruthOutcome> computed = engine::BaseGroundTruth(*opened.context, manifest, queries, request);
@@ -79,6 +86,7 @@ Status Eval(const EvalArgs& a) {
   o.batch = a.batch;
   o.warmup = a.warmup;
   o.screen = !a.no_screen;
+  o.cancel = &cancel;
   VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, opened.publication->store(), queries, truth, o));
   // JSON: every measurement at full precision. Text: the columns a reader
   // compares, rounded (recall to 4 digits, rates to whole units).
@@ -168,7 +176,11 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
         return InvalidArgument("index eval: give --ground-truth FILE, or --base FILE to compute it from the build's "
                                "input vectors");
       }
-      return Eval(*a);
+      // SIGINT/SIGTERM stop it at its next query or block of base rows.
+      store::CancelToken cancel;
+      InterruptCancels interrupt(cancel);
+      Status evaluated = Eval(*a, cancel);
+      return interrupt.Explain(evaluated, kEvalLeft);
     };
   });
 }

@@ -35,6 +35,7 @@
 #include "context.h"
 #include "exit_codes.h"
 #include "index_io.h"
+#include "interrupt.h"
 #include "output.h"
 #include "vigilo/engine/publication_verify.h"
 #include "vigilo/json/write.h"
@@ -69,7 +70,13 @@ Status Verify(const VerifyArgs& a) {
   request.all = a.all;
   request.any_uuid = a.any_uuid;
   request.max_buffer = a.max_buffer;
-  VIGILO_ASSIGN_OR_RETURN(engine::VerifyOutcome outcome, engine::VerifyPublication(*context, a.manifest, request));
+  // SIGINT/SIGTERM stop it at the next object read (docs/errors.md); verifying writes nothing.
+  store::CancelToken cancel;
+  InterruptCancels interrupt(cancel);
+  request.cancel = &cancel;
+  auto verified = engine::VerifyPublication(*context, a.manifest, request);
+  if (!verified.ok()) return interrupt.Explain(verified.status(), "nothing was verified, and verifying writes nothing");
+  engine::VerifyOutcome outcome = std::move(*verified);
   const ivf::VerifyReport& r = outcome.report;
   if (!r.ok()) {
     if (!a.all) return r.failures.front();

@@ -1,5 +1,6 @@
 // SIGINT and SIGTERM as cancellation for long commands (ingestion, cleanup,
-// index build): the first signal cancels what is running — the command
+// index build, eval and verify, embed import, dataset export; docs/errors.md,
+// "Signals"): the first signal cancels what is running — the command
 // then removes what it created, or keeps unfinished work recorded for a
 // rerun, and exits with `cancelled`'s status (docs/errors.md) — and a second
 // one of the same kind stops the process at once.

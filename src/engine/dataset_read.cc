@@ -215,7 +215,13 @@ Result<DatasetOverview> ShowDataset(const cases::ObjectRef& root, const cases::B
 
 Result<ExportSummary> ExportDataset(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
                                     const cases::ObjectBytesFetch& fetch,
-                                    const std::function<Status(std::string_view bytes)>& out) {
+                                    const std::function<Status(std::string_view bytes)>& out,
+                                    const store::CancelToken* cancel) {
+  auto check_cancelled = [cancel]() -> Status {
+    if (cancel != nullptr && cancel->cancelled()) return Cancelled("the export was cancelled");
+    return Status::Ok();
+  };
+  VIGILO_RETURN_IF_ERROR(check_cancelled());
   Fetcher fetcher(budget, fetch);
   VIGILO_ASSIGN_OR_RETURN(LoadedRoot loaded, LoadRoot(root, fetcher));
   const cases::DatasetManifest& manifest = loaded.manifest;
@@ -233,6 +239,7 @@ Result<ExportSummary> ExportDataset(const cases::ObjectRef& root, const cases::B
   // One piece per batch: its cases, comma-separated, in canonical form.
   std::string piece;
   auto write_batch = [&](const cases::IndexEntry& leaf) -> Status {
+    VIGILO_RETURN_IF_ERROR(check_cancelled());
     VIGILO_ASSIGN_OR_RETURN(FetchedBatch fetched, FetchBatch(leaf, manifest, fetcher));
     piece.clear();
     while (true) {

@@ -227,6 +227,38 @@ TEST(DatasetExportTest, BytesAreTheCanonicalSubmittedDocumentAndHashToDatasetHas
   }
 }
 
+// A cancel mid-way (issue 34: SIGINT on dataset export) stops before the
+// next batch is fetched: cancelled after the first piece, the export writes
+// nothing more (the caller discards the piece: dataset export -o removes it).
+TEST(DatasetExportTest, ACancelStopsBeforeTheNextBatch) {
+  TestStore store;
+  auto written = WriteDocument(store, Document(10, "", ""), cases::BatchLimits{2, 1 << 20});
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  store::CancelToken cancel;
+  std::vector<std::string> pieces;
+  auto r = ExportDataset(
+      written->manifest_ref, cases::BudgetConfig::Defaults(), store.BytesFetch(),
+      [&](std::string_view b) {
+        pieces.emplace_back(b);
+        if (pieces.size() == 2) cancel.Cancel();  // the prefix, then the first batch
+        return Status::Ok();
+      },
+      &cancel);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled) << r.status().ToString();
+  EXPECT_EQ(pieces.size(), 2u);
+  store::CancelToken already;
+  already.Cancel();
+  pieces.clear();
+  r = ExportDataset(written->manifest_ref, cases::BudgetConfig::Defaults(), store.BytesFetch(),
+                    [&](std::string_view b) {
+                      pieces.emplace_back(b);
+                      return Status::Ok();
+                    },
+                    &already);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_TRUE(pieces.empty());
+}
+
 TEST(DatasetExportTest, ATamperedBatchIsAnIntegrityError) {
   TestStore store;
   auto written = WriteDocument(store, Document(10, "", ""), cases::BatchLimits{4, 1 << 20});

@@ -122,6 +122,7 @@ Result<ivf::GroundTruth> ComputeGroundTruth(const GroundTruthRequest& a, const i
   ivf::InputBlock block;
   uint64_t rows = 0;
   while (true) {
+    if (a.cancel != nullptr && a.cancel->cancelled()) return Cancelled("the exact search over `base` was cancelled");
     VIGILO_ASSIGN_OR_RETURN(bool more, input->Next(&block));
     if (!more) break;
     if (metric == ivf::Metric::kCosine) VIGILO_RETURN_IF_ERROR(ivf::NormalizeL2Rows(block.vectors, d));

@@ -36,7 +36,7 @@ Status InManifest(Status s, const std::string& key) {
 // The manifest and quick levels: the manifest read as the full level reads
 // it (one Get capped at 64 MiB), then its derived UUID, then with quick the
 // objects' footers (ivf::CheckObjects without deep).
-ivf::VerifyReport VerifyUpTo(store::ObjectStore& store, const std::string& key, const VerifyRequest& request) {
+Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::string& key, const VerifyRequest& request) {
   ivf::VerifyReport report;
   auto record = [&](const Status& s) {
     report.failures.push_back(s);
@@ -64,8 +64,10 @@ ivf::VerifyReport VerifyUpTo(store::ObjectStore& store, const std::string& key, 
   checks.deep = false;
   checks.max_read = request.max_buffer;
   checks.on_failure = record;
+  checks.cancel = request.cancel;
   ivf::ObjectCheckReport counts;
-  (void)ivf::CheckObjects(*manifest, store, checks, &counts);  // every failure went to record
+  Status checked = ivf::CheckObjects(*manifest, store, checks, &counts);  // every other failure went to record
+  if (checked.code() == StatusCode::kCancelled) return checked;
   report.AddObjectCounts(counts);  // bytes_hashed and column_chunks stay 0: not deep
   return report;
 }
@@ -90,9 +92,10 @@ Result<VerifyOutcome> VerifyPublication(Context& context, std::string_view locat
     options.all = request.all;
     options.max_buffer_bytes = request.max_buffer;
     options.derived_uuid = !request.any_uuid;
+    options.cancel = request.cancel;
     VIGILO_ASSIGN_OR_RETURN(out.report, ivf::VerifyPublicationFrom(*where.store, where.manifest_key, options));
   } else {
-    out.report = VerifyUpTo(*where.store, where.manifest_key, request);
+    VIGILO_ASSIGN_OR_RETURN(out.report, VerifyUpTo(*where.store, where.manifest_key, request));
   }
   for (const Check& c : kChecks) {
     bool ran = c.from <= request.level && !(request.any_uuid && std::string_view(c.name) == "artifact_uuid");

@@ -83,6 +83,7 @@ Status AssignAndSpill(VectorInput& input, const BuildOptions& o, const Trained& 
   }
   AssignOptions assign;
   assign.threads = o.threads;
+  assign.cancel = o.cancel;
   InputBlock block;
   std::vector<uint8_t> code(code_bytes);
   uint64_t done = 0;
@@ -327,12 +328,13 @@ Result<BuildSummary> BuildPublicationWith(const BuildOptions& o, store::ObjectSt
 
   auto t1 = Clock::now();
   // Every leaf Lloyd iteration, and the grouping of the leaves into roots, is a step of "train".
-  // k-means has no stop of its own: a cancelled build stops when training ends.
+  // k-means checks the cancel token at every seeding step, iteration and assignment block.
   const KMeansProgress train_progress = [&o](uint64_t done, uint64_t total) {
     if (o.progress) o.progress("train", done, total);
   };
-  VIGILO_ASSIGN_OR_RETURN(TrainedHierarchy h, TrainPartition(sample, sample_size, d, roots, nlist, o.iterations, o.seed,
-                                                             o.threads, o.metric == Metric::kCosine, train_progress));
+  VIGILO_ASSIGN_OR_RETURN(TrainedHierarchy h,
+                          TrainPartition(sample, sample_size, d, roots, nlist, o.iterations, o.seed, o.threads,
+                                         o.metric == Metric::kCosine, train_progress, o.cancel));
   std::vector<float>().swap(sample);  // the sample's memory is not needed past training
   VIGILO_RETURN_IF_ERROR(CheckCancelled(o));
   Trained t;

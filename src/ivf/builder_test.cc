@@ -724,7 +724,7 @@ TEST_F(BuilderTest, RefusesImpossibleOptions) {
 // pass after training, and the build then removes what it created: a local
 // directory it made is gone with its scratch, a store holds nothing.
 TEST_F(BuilderTest, ACancelledBuildFailsCancelledAndLeavesNothing) {
-  for (std::string phase : {"sample", "assign", "write"}) {
+  for (std::string phase : {"sample", "train", "assign", "write"}) {
     SCOPED_TRACE(phase);
     store::CancelToken cancel;
     BuildOptions o = Options("cancelled-" + phase);
@@ -748,6 +748,27 @@ TEST_F(BuilderTest, ACancelledBuildFailsCancelledAndLeavesNothing) {
     EXPECT_FALSE(store.Peek("manifest.json").has_value());
     EXPECT_FALSE(store.Peek("centroids.parquet").has_value());
   }
+}
+
+// k-means training checks the token itself (issue 34): cancelled when
+// training reports its first step, the build reports no further training
+// step — 50 Lloyd iterations are not run to their end first.
+TEST_F(BuilderTest, ACancelStopsKMeansTrainingAtItsNextIteration) {
+  store::CancelToken cancel;
+  BuildOptions o = Options("cancelled-in-training");
+  o.iterations = 50;
+  o.cancel = &cancel;
+  std::vector<uint64_t> train_steps;
+  o.progress = [&](std::string_view phase, uint64_t done, uint64_t) {
+    if (phase != "train") return;
+    train_steps.push_back(done);
+    if (done == 1) cancel.Cancel();
+  };
+  auto built = BuildPublication(o);
+  EXPECT_EQ(built.status().code(), StatusCode::kCancelled) << built.status().ToString();
+  EXPECT_EQ(train_steps, (std::vector<uint64_t>{0, 1}));
+  EXPECT_FALSE(std::filesystem::exists(o.out));
+  EXPECT_EQ(Entries(dir_), (std::vector<std::string>{"base.fvecs"}));
 }
 
 }  // namespace

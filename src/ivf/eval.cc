@@ -182,7 +182,7 @@ Result<IdGroundTruth> ReadGroundTruthIds(const std::string& path) {
 }
 
 Result<GroundTruth> GroundTruthInRows(PublicationReader& reader, store::ObjectStore& store, const IdGroundTruth& truth,
-                                      const std::string& id_column, size_t k) {
+                                      const std::string& id_column, size_t k, const store::CancelToken* cancel) {
   const Manifest& m = reader.manifest();
   if (!m.source) {
     return InvalidArgument("`id_column` \"" + id_column + "\": the publication has no source table to find ids in");
@@ -212,6 +212,7 @@ Result<GroundTruth> GroundTruthInRows(PublicationReader& reader, store::ObjectSt
   const uint64_t group = std::max<uint64_t>(source.row_group_rows, 1);
   const uint64_t step = group * std::max<uint64_t>(1, 65536 / group);
   for (uint64_t begin = 0; begin < source.rows; begin += step) {
+    if (cancel != nullptr && cancel->cancelled()) return Cancelled("the ground truth's ids were being looked up");
     const uint64_t end = std::min<uint64_t>(source.rows, begin + step);
     std::vector<int64_t> keys;
     keys.reserve(end - begin);
@@ -318,6 +319,8 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
   }
   const size_t n = queries.size();
   const size_t batch = options.batch == 0 ? n : options.batch;
+  auto cancelled = [&options] { return options.cancel != nullptr && options.cancel->cancelled(); };
+  if (cancelled()) return Cancelled("the evaluation was cancelled");
   VIGILO_ASSIGN_OR_RETURN(auto list_of, ReadListOfEveryKey(m, store));
   std::vector<EvalPoint> points;
   for (uint32_t nprobe : options.nprobes) {
@@ -326,6 +329,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     qo.nprobe = nprobe;
     qo.screen = options.screen;
     for (size_t i = 0; i < std::min(options.warmup, n); i += batch) {
+      if (cancelled()) return Cancelled("the evaluation was cancelled");
       std::vector<std::vector<float>> part(queries.begin() + static_cast<std::ptrdiff_t>(i),
                                            queries.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + batch)));
       VIGILO_RETURN_IF_ERROR(RunQuery(reader, store, std::move(part), qo).status());
@@ -340,6 +344,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     results.reserve(parts.size());
     auto start = std::chrono::steady_clock::now();
     for (auto& part : parts) {
+      if (cancelled()) return Cancelled("the evaluation was cancelled");
       VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader, store, std::move(part), qo));
       results.push_back(std::move(r));
     }

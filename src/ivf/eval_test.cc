@@ -190,6 +190,20 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
   EXPECT_DOUBLE_EQ((*point)[0].list_recall, in_list / (10.0 * static_cast<double>(queries.size())));
   EXPECT_LT((*point)[0].list_recall, 1.0);
 
+  // A cancel mid-way (issue 34: SIGINT on index eval) stops before the next query run.
+  store::CancelToken never;
+  CancellingStore counting(store, never, 0);
+  EvalOptions passes;
+  passes.nprobes = {1, 8};
+  passes.warmup = 0;
+  passes.cancel = &never;
+  ASSERT_TRUE(EvaluateRecall(reader, counting, queries, truth, passes).ok());
+  store::CancelToken cancel;
+  CancellingStore cancelling(store, cancel, counting.gets / 2);
+  passes.cancel = &cancel;
+  EXPECT_EQ(EvaluateRecall(reader, cancelling, queries, truth, passes).status().code(), StatusCode::kCancelled);
+  EXPECT_LT(cancelling.gets, counting.gets);
+
   EvalOptions eo;
   eo.k = 11;
   EXPECT_EQ(EvaluateRecall(reader, objects, queries, truth, eo).status().code(), StatusCode::kInvalidArgument);
@@ -280,6 +294,10 @@ TEST_F(EvalTest, GroundTruthByIdColumnMatchesGroundTruthByRow) {
     EXPECT_EQ((*ids)[i].list_recall, (*rows)[i].list_recall);
   }
   EXPECT_LT((*rows)[0].recall, 1.0);
+
+  store::CancelToken cancelled;
+  cancelled.Cancel();
+  EXPECT_EQ(GroundTruthInRows(reader, store, by_id, "id", 10, &cancelled).status().code(), StatusCode::kCancelled);
 
   IdGroundTruth missing = by_id;
   missing.ids[12] = "\"doc-none\"";

@@ -38,12 +38,15 @@ float SeedingL2(const float* a, const float* b, size_t d) {
 // proportional to its squared distance to the nearest seed so far (the
 // cumulative sum runs in row order in double). If every point already
 // coincides with a seed, the next one is uniform.
-std::vector<float> SeedPlusPlus(const float* data, size_t n, size_t d, size_t k, uint32_t threads, Xoshiro256& rng) {
+// Returns `cancelled` when `cancel` is seen at a step.
+Result<std::vector<float>> SeedPlusPlus(const float* data, size_t n, size_t d, size_t k, uint32_t threads,
+                                        Xoshiro256& rng, const store::CancelToken* cancel) {
   std::vector<float> centroids(k * d);
   std::vector<double> nearest(n);
   size_t pick = rng.Below(n);
   const size_t blocks = (n + kSeedBlockRows - 1) / kSeedBlockRows;
   for (size_t c = 0; c < k; ++c) {
+    if (cancel != nullptr && cancel->cancelled()) return Cancelled("k-means was cancelled");
     std::copy_n(data + pick * d, d, centroids.begin() + static_cast<std::ptrdiff_t>(c * d));
     if (c + 1 == k) break;
     const float* seed = data + pick * d;
@@ -107,7 +110,7 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
   const size_t per = options.seeding_points;
   const size_t seed_points = k > n / per ? n : k * per;
   if (seed_points == n) {
-    result.centroids = SeedPlusPlus(data.data(), n, d, k, options.threads, rng);
+    VIGILO_ASSIGN_OR_RETURN(result.centroids, SeedPlusPlus(data.data(), n, d, k, options.threads, rng, options.cancel));
   } else {
     // A uniform subsample: the first seed_points positions of a partial
     // Fisher–Yates shuffle of the row indices, in that order.
@@ -118,13 +121,15 @@ Result<KMeansResult> KMeans(std::span<const float> data, size_t n, size_t d, siz
       std::swap(rows[i], rows[i + rng.Below(n - i)]);
       std::copy_n(data.data() + rows[i] * d, d, subsample.begin() + static_cast<std::ptrdiff_t>(i * d));
     }
-    result.centroids = SeedPlusPlus(subsample.data(), seed_points, d, k, options.threads, rng);
+    VIGILO_ASSIGN_OR_RETURN(result.centroids,
+                            SeedPlusPlus(subsample.data(), seed_points, d, k, options.threads, rng, options.cancel));
   }
-  const AssignOptions assign_options{options.threads, options.block_rows, options.block_centroids};
+  const AssignOptions assign_options{options.threads, options.block_rows, options.block_centroids, options.cancel};
   std::vector<double> sums(k * d);
   std::vector<uint64_t> counts(k);
   if (options.progress) options.progress(0, options.iterations);
   for (uint32_t iteration = 0; iteration < options.iterations; ++iteration) {
+    if (options.cancel != nullptr && options.cancel->cancelled()) return Cancelled("k-means was cancelled");
     VIGILO_ASSIGN_OR_RETURN(Assignment a, AssignNearest(data, n, d, result.centroids, k, assign_options));
     result.inertia = 0;
     for (double dist : a.distances) result.inertia += dist;

@@ -294,7 +294,13 @@ Result<Assignment> AssignNearest(std::span<const float> data, size_t m, size_t d
   out.labels.resize(m);
   out.distances.resize(m);
   const size_t blocks = (m + p.block_rows - 1) / p.block_rows;
-  ParallelForBlocks(options.threads, blocks, [&] { return BlockWorker(p, out); });
+  const store::CancelToken* cancel = options.cancel;
+  ParallelForBlocks(options.threads, blocks, [&] {
+    return [worker = BlockWorker(p, out), cancel](size_t b) mutable {
+      if (cancel == nullptr || !cancel->cancelled()) worker(b);
+    };
+  });
+  if (cancel != nullptr && cancel->cancelled()) return Cancelled("the assignment was cancelled");
   return out;
 }
 

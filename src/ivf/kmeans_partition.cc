@@ -58,7 +58,8 @@ std::vector<uint32_t> BalancedRoots(const std::vector<float>& leaves, size_t nli
 
 Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n, size_t d, uint32_t roots,
                                         uint32_t nlist, uint32_t iterations, uint64_t seed, uint32_t threads,
-                                        bool spherical, const KMeansProgress& progress) {
+                                        bool spherical, const KMeansProgress& progress,
+                                        const store::CancelToken* cancel) {
   if (roots == 0 || roots > nlist || nlist > n) {
     return InvalidArgument("partition: need 1 <= roots <= nlist <= sample size, got roots " + std::to_string(roots) +
                            ", nlist " + std::to_string(nlist) + ", sample " + std::to_string(n));
@@ -71,6 +72,7 @@ Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n,
   options.seed = DeriveSeed(seed, 1);
   options.seeding_points = kLeafSeedingPoints;
   options.spherical = spherical;
+  options.cancel = cancel;
   if (progress) {
     options.progress = [&](uint64_t done, uint64_t) { progress(done, total); };
   }
@@ -81,6 +83,7 @@ Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n,
   grouping.iterations = iterations;
   grouping.threads = threads;
   grouping.seed = DeriveSeed(seed, 0);
+  grouping.cancel = cancel;
   VIGILO_ASSIGN_OR_RETURN(KMeansResult top, KMeans(leaves.centroids, nlist, d, roots, grouping));
   const std::vector<uint32_t> to_root = BalancedRoots(leaves.centroids, nlist, top.centroids, roots, d);
   std::vector<uint32_t> per_root(roots);

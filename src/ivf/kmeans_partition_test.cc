@@ -61,6 +61,46 @@ TEST(KMeansProgressTest, OneStepPerIteration) {
   EXPECT_EQ(with->centroids, without->centroids);  // watching changes nothing
 }
 
+// The cancel token (issue 34): k-means stops at its next seeding step,
+// iteration or assignment block, and an unset token changes nothing.
+TEST(KMeansCancelTest, StopsAtTheNextIterationSeedingStepOrBlock) {
+  std::vector<float> data = Blobs(200, 3);
+  store::CancelToken cancel;
+  KMeansOptions o;
+  o.iterations = 40;
+  o.cancel = &cancel;
+  Steps steps;
+  o.progress = [&](uint64_t done, uint64_t total) {
+    steps.emplace_back(done, total);
+    if (done == 2) cancel.Cancel();
+  };
+  auto stopped = KMeans(data, 200, 3, 5, o);
+  EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled) << stopped.status().ToString();
+  EXPECT_EQ(steps, (Steps{{0, 40}, {1, 40}, {2, 40}}));  // no iteration after the one that saw it
+  // Cancelled before it starts: k-means++ seeding stops at its first step (no iteration is reported).
+  steps.clear();
+  EXPECT_EQ(KMeans(data, 200, 3, 5, o).status().code(), StatusCode::kCancelled);
+  EXPECT_TRUE(steps.empty());
+  // An assignment stops before its next block.
+  AssignOptions assign;
+  assign.block_rows = 16;
+  assign.cancel = &cancel;
+  EXPECT_EQ(AssignNearest(data, 200, 3, std::vector<float>(data.begin(), data.begin() + 15), 5, assign).status().code(),
+            StatusCode::kCancelled);
+  // The partition passes the token to both of its k-means runs.
+  EXPECT_EQ(TrainPartition(data, 200, 3, 2, 8, 5, 1, 1, false, {}, &cancel).status().code(), StatusCode::kCancelled);
+  // A token never set: the same bytes as without one.
+  store::CancelToken idle;
+  KMeansOptions watched;
+  watched.iterations = 4;
+  watched.cancel = &idle;
+  auto with = KMeans(data, 200, 3, 5, watched);
+  watched.cancel = nullptr;
+  auto without = KMeans(data, 200, 3, 5, watched);
+  ASSERT_TRUE(with.ok() && without.ok());
+  EXPECT_EQ(with->centroids, without->centroids);
+}
+
 }  // namespace
 }  // namespace vigilo::ivf
 

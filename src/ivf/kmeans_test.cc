@@ -71,7 +71,7 @@ TEST(AssignTest, EqualsDoubleBruteForce) {
   const auto data = RandomMatrix(1, m, d, 0.0f, 1.0f);
   const auto centroids = RandomMatrix(2, k, d, 0.0f, 1.0f);
   const Brute want = BruteAssign(data, centroids, d);
-  for (AssignOptions options : {AssignOptions{}, AssignOptions{2, 64, 16}, AssignOptions{2, 1, 1000}}) {
+  for (AssignOptions options : {AssignOptions{}, AssignOptions{2, 64, 16, nullptr}, AssignOptions{2, 1, 1000, nullptr}}) {
     auto got = AssignNearest(data, m, d, centroids, k, options);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     EXPECT_EQ(got->labels, want.labels);

@@ -119,18 +119,23 @@ Status CheckCodeLengths(const parquet::DecodedColumn& codes, uint64_t want, cons
   return Status::Ok();
 }
 
-// Reads object ranges through the store, recording the longest single Get.
+// Reads object ranges through the store, recording the longest single Get;
+// once `cancel` is set every read is `cancelled` (ObjectCheckOptions::cancel).
 class RangeReader {
  public:
-  RangeReader(store::ObjectStore& store, ObjectCheckReport& report) : store_(store), report_(report) {}
+  RangeReader(store::ObjectStore& store, ObjectCheckReport& report, const store::CancelToken* cancel)
+      : store_(store), report_(report), cancel_(cancel) {}
   Result<store::Bytes> operator()(const ObjectDescriptor& d, uint64_t offset, uint64_t length) {
+    if (cancelled()) return Cancelled("the check was cancelled");
     report_.largest_read = std::max(report_.largest_read, length);
     return ReadObjectRange(store_, d, offset, length);
   }
+  bool cancelled() const { return cancel_ != nullptr && cancel_->cancelled(); }
 
  private:
   store::ObjectStore& store_;
   ObjectCheckReport& report_;
+  const store::CancelToken* cancel_;
 };
 
 // The object checks as independent steps (publication_check.h,
@@ -138,7 +143,7 @@ class RangeReader {
 class Checker {
  public:
   Checker(const Manifest& m, store::ObjectStore& store, const ObjectCheckOptions& options, ObjectCheckReport& report)
-      : m_(m), read_(store, report), o_(options), report_(report) {
+      : m_(m), read_(store, report, options.cancel), o_(options), report_(report) {
     if (o_.max_read != std::numeric_limits<uint64_t>::max()) decode_.max_decoded_bytes = o_.max_read;
   }
 
@@ -160,12 +165,18 @@ class Checker {
         CheckAsset(asset);
       }
     }
-    return first_;
+    return cancelled_.ok() ? first_ : cancelled_;
   }
 
  private:
-  // Records a failure; true when checking stops.
+  // Records a failure; true when checking stops. A cancelled read is no
+  // failure of the publication: it stops the checks without being recorded.
   bool Fail(Status s) {
+    if (s.code() == StatusCode::kCancelled && read_.cancelled()) {
+      cancelled_ = Cancelled("the check was cancelled");
+      stopped_ = true;
+      return true;
+    }
     if (first_.ok()) first_ = s;
     if (!o_.on_failure || !o_.on_failure(s)) stopped_ = true;
     return stopped_;
@@ -438,6 +449,7 @@ class Checker {
   ObjectCheckReport& report_;
   parquet::ColumnReadOptions decode_;
   Status first_;
+  Status cancelled_;
   bool stopped_ = false;
 };
 

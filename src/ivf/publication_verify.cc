@@ -33,8 +33,10 @@ Result<VerifyReport> Verify(const Manifest& m, store::ObjectStore& store, const 
   checks.every_column = true;
   checks.max_read = o.max_buffer_bytes;
   checks.on_failure = record;
+  checks.cancel = o.cancel;
   ObjectCheckReport counts;
-  (void)CheckObjects(m, store, checks, &counts);  // every failure went to record
+  Status checked = CheckObjects(m, store, checks, &counts);  // every other failure went to record
+  if (checked.code() == StatusCode::kCancelled) return checked;
   report.AddObjectCounts(counts);
   return report;
 }

@@ -252,6 +252,29 @@ TEST_F(VerifyTest, ABuiltPublicationVerifiesWithItsCounts) {
   EXPECT_TRUE(CheckDerivedArtifactUuid(m).ok());
 }
 
+// A cancel that arrives mid-way (issue 34: SIGINT on index verify) stops
+// at the next read and fails `cancelled`, with or without `all`: no partial
+// report, and the cancel is not taken for a failure of the publication.
+TEST_F(VerifyTest, ACancelStopsAtTheNextReadAndIsNoFailure) {
+  Published p = Build({Encoding::kLvq8, true});
+  store::CancelToken never;
+  CancellingStore counting(*p.objects, never, 0);
+  VerifyOptions o;
+  o.cancel = &never;
+  auto whole = VerifyPublicationFrom(counting, "manifest.json", o);
+  ASSERT_TRUE(whole.ok() && whole->ok()) << Describe(*whole);
+  ASSERT_GT(counting.gets, 10);
+  for (bool all : {false, true}) {
+    store::CancelToken cancel;
+    CancellingStore cancelling(*p.objects, cancel, counting.gets / 2);
+    o.cancel = &cancel;
+    o.all = all;
+    auto stopped = VerifyPublicationFrom(cancelling, "manifest.json", o);
+    EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled) << (stopped.ok() ? Describe(*stopped) : "");
+    EXPECT_EQ(cancelling.gets, counting.gets / 2);  // not one read after the cancel
+  }
+}
+
 TEST_F(VerifyTest, EveryFlippedByteIsCaughtAndNamed) {
   for (Shape shape : {Shape{Encoding::kLvq8, false}, Shape{Encoding::kLvq4, false}, Shape{Encoding::kLvq8, true},
                       Shape{Encoding::kLvq4, true}}) {

@@ -10,6 +10,7 @@
 
 #include "vigilo/parquet/column_reader.h"
 #include "vigilo/parquet/footer.h"
+#include "vigilo/store/clock.h"
 #include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/object_store.h"
 
@@ -63,6 +64,35 @@ class RecordingStore final : public store::ForwardingStore {
   int gets = 0;   // answered or not
   int heads = 0;
   std::vector<Read> reads;  // answered Gets, in order
+};
+
+// Forwards every call to `inner` and cancels `cancel` at its `at_get`-th Get
+// (1-based; 0: never) or when a create of `at_create` begins: a cancel that
+// arrives mid-way through the work, as a signal does.
+class CancellingStore final : public store::ForwardingStore {
+ public:
+  CancellingStore(store::ObjectStore& inner, store::CancelToken& cancel, int at_get, std::string at_create = "")
+      : ForwardingStore(inner), cancel_(cancel), at_get_(at_get), at_create_(std::move(at_create)) {}
+
+  Result<store::Bytes> Get(std::string_view key, const store::GetOptions& options = {}) override {
+    if (++gets == at_get_) cancel_.Cancel();
+    return inner().Get(key, options);
+  }
+  std::vector<store::GetResponse> GetMany(std::span<const store::GetRequest> requests) override {
+    return ObjectStore::GetMany(requests);
+  }
+  Result<std::unique_ptr<store::ObjectWriter>> BeginCreate(std::string_view key,
+                                                           const store::AttemptContext* attempt = nullptr) override {
+    if (!at_create_.empty() && key == at_create_) cancel_.Cancel();
+    return inner().BeginCreate(key, attempt);
+  }
+
+  int gets = 0;
+
+ private:
+  store::CancelToken& cancel_;
+  int at_get_;
+  std::string at_create_;
 };
 
 // A Parquet object of a store read with vigilo's reader: the in-store

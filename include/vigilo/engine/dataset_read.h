@@ -19,6 +19,7 @@
 #include "vigilo/cases/object_ref.h"
 #include "vigilo/common/result.h"
 #include "vigilo/control/control_store.h"
+#include "vigilo/store/clock.h"
 
 namespace vigilo::engine {
 
@@ -95,9 +96,13 @@ struct ExportSummary {
   uint64_t case_count = 0;
   std::string dataset_hash;  // recomputed, equal to the manifest's
 };
+// `cancel`, set from another thread (the CLI's signal watcher), stops it
+// before the next batch is fetched: `cancelled` (what was written to `out`
+// is the caller's to discard).
 Result<ExportSummary> ExportDataset(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
                                     const cases::ObjectBytesFetch& fetch,
-                                    const std::function<Status(std::string_view bytes)>& out);
+                                    const std::function<Status(std::string_view bytes)>& out,
+                                    const store::CancelToken* cancel = nullptr);
 
 // `dataset cases --from N --to M`: the records with ordinals in [from, to)
 // (to clamped to case_count; from >= case_count or from >= to is

@@ -29,6 +29,10 @@ struct GroundTruthRequest {
   uint32_t k = 10;
   uint32_t threads = 1;  // the queries are split across them
   std::function<void(uint64_t rows, uint64_t total)> progress;
+  // Set from another thread: checked at every block of base rows; the
+  // computation then returns `cancelled` and caches nothing (the cache file
+  // is created, whole, only after the last row).
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct GroundTruthOutcome {

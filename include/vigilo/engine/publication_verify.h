@@ -28,6 +28,10 @@ struct VerifyRequest {
   bool all = false;       // record every failure, not only the first
   bool any_uuid = false;  // accept an artifact-uuid not derived from the content
   uint64_t max_buffer = uint64_t{256} << 20;  // the longest read and each chunk's decode budget
+  // Set from another thread (the CLI's signal watcher) to stop at the next
+  // object read: VerifyPublication then fails with `cancelled`. Verifying
+  // writes nothing, so nothing is left.
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct VerifyOutcome {
@@ -43,8 +47,9 @@ struct VerifyOutcome {
   std::vector<std::string> checked, not_checked;
 };
 
-// A failure to locate the publication is the error; a failure of a check
-// is recorded in the outcome (the first only, unless `all`).
+// A failure to locate the publication is the error, and so is `cancelled`;
+// a failure of a check is recorded in the outcome (the first only, unless
+// `all`).
 Result<VerifyOutcome> VerifyPublication(Context& context, std::string_view locator, const VerifyRequest& request);
 
 }  // namespace vigilo::engine

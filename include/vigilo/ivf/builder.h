@@ -98,8 +98,9 @@ struct BuildOptions {
   bool skip_unembeddable = false;
   BuildProgress progress;
   // Set from another thread (the CLI's signal watcher) to stop the build at
-  // its next progress point; k-means training runs to its end first. The
-  // build then fails with `cancelled`, and like every failed build removes
+  // its next progress point, or in k-means training at its next seeding
+  // step, iteration or assignment block. The build then fails with
+  // `cancelled`, and like every failed build removes
   // what it created (objects, scratch, directories): nothing is left.
   const store::CancelToken* cancel = nullptr;
 };

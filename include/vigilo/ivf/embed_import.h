@@ -13,6 +13,7 @@
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/embed_core.h"
 #include "vigilo/ivf/manifest.h"
+#include "vigilo/store/clock.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
@@ -32,6 +33,11 @@ struct EmbedImportOptions {
   // as few pages and buckets as it can (a cold reader fetches only those).
   std::vector<std::string> probe_inputs;
   std::function<void(uint64_t done, uint64_t total)> progress;  // words read of the vocabulary
+  // Set from another thread (the CLI's signal watcher) to stop at the next
+  // tar entry, every 1,024 words read or buckets written, and before the
+  // probes and embedding.json: `cancelled`. What was created stays for the
+  // caller to remove (an uncommitted asset is never created).
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct EmbedImportResult {

@@ -10,6 +10,7 @@
 
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/query.h"
+#include "vigilo/store/clock.h"
 
 namespace vigilo::ivf {
 
@@ -51,8 +52,10 @@ Result<IdGroundTruth> ReadGroundTruthIds(const std::string& path);
 // source table or without that column, an id the column does not hold
 // (naming the ground truth's row and the column's type), and an id the
 // column holds at two rows (recall by id needs the ids it names unique).
+// `cancel` is checked before each lookup: `cancelled`.
 Result<GroundTruth> GroundTruthInRows(PublicationReader& reader, store::ObjectStore& store, const IdGroundTruth& truth,
-                                      const std::string& id_column, size_t k);
+                                      const std::string& id_column, size_t k,
+                                      const store::CancelToken* cancel = nullptr);
 
 // |found ∩ truth[0, k)| / k: found holds at most k ids (fewer when the probed
 // lists held fewer rows); repeated ids in found count once.
@@ -64,6 +67,11 @@ struct EvalOptions {
   size_t batch = 1;    // queries per QueryRun: 1 = one at a time, 0 = all at once
   size_t warmup = 100;  // untimed queries before each timed pass (page cache, footers)
   bool screen = true;   // QueryOptions::screen
+  // Set from another thread (the CLI's signal watcher): checked before every
+  // query run, warm-up and timed (one atomic load, negligible next to a
+  // query); EvaluateRecall then returns `cancelled`. Evaluating writes
+  // nothing.
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct EvalPoint {

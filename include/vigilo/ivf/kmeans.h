@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vigilo/common/result.h"
+#include "vigilo/store/clock.h"
 
 namespace vigilo::ivf {
 
@@ -23,6 +24,10 @@ struct AssignOptions {
   // block_rows × min(k, block_centroids) floats of dot products.
   size_t block_rows = 1024;
   size_t block_centroids = 4096;
+  // Set from another thread to stop: no block starts after it is seen, and
+  // AssignNearest returns `cancelled` (one block of rows at most finishes
+  // first per thread: block_rows × k × d multiply-adds).
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct Assignment {
@@ -60,6 +65,10 @@ struct KMeansOptions {
   bool spherical = false;
   // One step per Lloyd iteration: total = iterations.
   KMeansProgress progress;
+  // Set from another thread to stop: checked at every k-means++ step, every
+  // Lloyd iteration and every assignment block; KMeans then returns
+  // `cancelled`. The result of an uncancelled run does not depend on it.
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct KMeansResult {
@@ -93,10 +102,12 @@ struct TrainedHierarchy {
 // numbered root by root, keeping their k-means order inside a root. Roots are
 // physical buckets only (readers rank every leaf globally). Requires
 // 1 ≤ roots ≤ nlist ≤ n < 2^31. `progress` counts iterations + 1 steps: the
-// leaf Lloyd iterations, then the grouping.
+// leaf Lloyd iterations, then the grouping. `cancel` (KMeansOptions::cancel)
+// stops both k-means runs: `cancelled`.
 Result<TrainedHierarchy> TrainPartition(std::span<const float> sample, size_t n, size_t d, uint32_t roots,
                                         uint32_t nlist, uint32_t iterations, uint64_t seed, uint32_t threads,
-                                        bool spherical, const KMeansProgress& progress = {});
+                                        bool spherical, const KMeansProgress& progress = {},
+                                        const store::CancelToken* cancel = nullptr);
 
 // Defaults: nlist = round(4·√ntotal) clamped to [1, max(1, ntotal)];
 // roots = round(√nlist) clamped to [1, nlist].

@@ -16,6 +16,7 @@
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/postings_cid.h"
 #include "vigilo/parquet/footer.h"
+#include "vigilo/store/clock.h"
 #include "vigilo/store/object_store.h"
 
 namespace vigilo::ivf {
@@ -77,9 +78,14 @@ struct ObjectCheckOptions {
   // Sees each failure in order; returning true continues with the next
   // independent check. Without it checking stops at the first failure.
   std::function<bool(const Status&)> on_failure;
+  // Set from another thread to stop at the next read: the checks end there
+  // and CheckObjects returns `cancelled` (not passed to on_failure: it says
+  // nothing about the publication).
+  const store::CancelToken* cancel = nullptr;
 };
 
-// Returns the first failure (Ok when there is none) and fills *report.
+// Returns the first failure (Ok when there is none; `cancelled` when
+// options.cancel stopped the checks) and fills *report.
 Status CheckObjects(const Manifest& manifest, store::ObjectStore& store, const ObjectCheckOptions& options,
                     ObjectCheckReport* report);
 

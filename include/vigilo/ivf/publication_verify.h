@@ -48,6 +48,10 @@ struct VerifyOptions {
   // byte anywhere in manifest.json detectable. Off for publications whose
   // builder chose its own UUID.
   bool derived_uuid = true;
+  // Set from another thread to stop at the next read: the verification then
+  // fails with `cancelled` (no report: a partial one would claim too little
+  // was wrong).
+  const store::CancelToken* cancel = nullptr;
 };
 
 struct VerifyReport {
