@@ -12,12 +12,19 @@ std::string HostName() {
   return host;
 }
 
+namespace {
+
+// The one reader of the process environment below main.
+std::optional<std::string> ProcessEnvironment(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace
+
 engine::Settings SettingsFromProcessEnvironment() {
-  engine::Settings settings = engine::SettingsFromEnvironment([](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  });
+  engine::Settings settings = engine::SettingsFromEnvironment(ProcessEnvironment);
   settings.host = HostName();
   return settings;
 }
@@ -25,6 +32,7 @@ engine::Settings SettingsFromProcessEnvironment() {
 Result<std::unique_ptr<engine::Context>> MakeContext(const std::string& stores_flag) {
   engine::ContextOptions options;
   options.settings = SettingsFromProcessEnvironment();
+  options.environment = ProcessEnvironment;
   if (!stores_flag.empty()) options.settings.stores_file = stores_flag;
   return engine::Context::Create(std::move(options));
 }

@@ -5,6 +5,7 @@
 #include "vigilo/common/paths.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/store/forwarding_store.h"
+#include "vigilo/store/s3_store.h"
 
 namespace vigilo::engine {
 
@@ -19,6 +20,9 @@ Context::~Context() = default;
 Result<std::unique_ptr<Context>> Context::Create(ContextOptions options) {
   std::unique_ptr<Context> context(new Context(std::move(options)));
   const ContextOptions& o = context->options_;
+  if (o.environment) {
+    VIGILO_RETURN_IF_ERROR(context->backends_.Replace("s3", store::MakeS3Backend({.environment = o.environment})));
+  }
   VIGILO_ASSIGN_OR_RETURN(context->governor_,
                           store::RequestGovernor::Create(o.limits, *context->clock_, *context->random_));
   store::GovernorLimits reads = o.limits;

@@ -156,6 +156,35 @@ TEST(ContextBackendTest, AConfiguredAliasOfARegisteredSchemeOpensThroughItsBacke
   fs::remove_all(dir);
 }
 
+TEST(ContextBackendTest, AnS3AliasTakesItsCredentialsFromTheEnvironmentTheEdgeHandsOver) {
+  const fs::path dir = fs::temp_directory_path() / ("vigilo-context-s3-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path stores = dir / "stores.json";
+  std::ofstream(stores) << R"({"stores":{"lake":{"url":"s3://bucket/pubs","backend":{"endpoint":"http://127.0.0.1:9",)"
+                           R"("region":"default","credentials":{"source":"environment","variables":)"
+                           R"({"access_key_id":"LAKE_KEY","secret_access_key":"LAKE_SECRET"}}}}},"version":1})";
+  auto open_lake = [&](std::map<std::string, std::string> environment) {
+    ContextOptions options;
+    options.settings.stores_file = stores.string();
+    options.settings.control = "memory:";
+    options.environment = [environment](std::string_view name) -> std::optional<std::string> {
+      auto it = environment.find(std::string(name));
+      if (it == environment.end()) return std::nullopt;
+      return it->second;
+    };
+    auto context = std::move(Context::Create(std::move(options))).value();
+    return context->OpenStore("lake", {}).status();
+  };
+  // Opening resolves the credentials (no request is sent).
+  EXPECT_TRUE(open_lake({{"LAKE_KEY", "k"}, {"LAKE_SECRET", "s"}}).ok());
+  Status missing = open_lake({{"LAKE_KEY", "k"}});
+  EXPECT_EQ(missing.code(), StatusCode::kInvalidArgument) << missing.ToString();
+  EXPECT_NE(missing.message().find("LAKE_SECRET"), std::string_view::npos) << missing.ToString();
+  EXPECT_EQ(missing.message().find("bucket"), std::string_view::npos) << missing.ToString();
+  fs::remove_all(dir);
+}
+
 TEST(LocatorTest, OtherUrlsAreRefusedWithoutBeingEchoed) {
   Status s = ParseLocator("s3://secret-bucket/p?X-Amz-Signature=abc").status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

@@ -74,6 +74,14 @@ Status BackendRegistry::Register(std::string scheme, std::shared_ptr<const Backe
   return Status::Ok();
 }
 
+Status BackendRegistry::Replace(std::string_view scheme, std::shared_ptr<const Backend> backend) {
+  auto it = backends_.find(scheme);
+  if (it == backends_.end()) return InvalidArgument("no backend for " + std::string(scheme) + ":// to replace");
+  if (backend == nullptr) return InvalidArgument("no backend given for scheme " + std::string(scheme));
+  it->second = std::move(backend);
+  return Status::Ok();
+}
+
 const Backend* BackendRegistry::Find(std::string_view scheme) const {
   auto it = backends_.find(scheme);
   return it == backends_.end() ? nullptr : it->second.get();

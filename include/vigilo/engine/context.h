@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,10 @@ struct ContextOptions {
   store::RandomSource* random = nullptr;
   // Case storage's remote budgets (seed 004 defaults), validated by Create.
   store::GovernorLimits limits;
+  // The process environment as the edge read it (null: none). Only backends
+  // that name variables in their settings consult it (an s3 alias's
+  // "credentials":{"source":"environment"}).
+  std::function<std::optional<std::string>(std::string_view name)> environment;
   uint64_t publication_read_permits = kPublicationReadPermits;
 };
 

@@ -70,6 +70,9 @@ class BackendRegistry {
   // InvalidArgument for a scheme that is not lowercase [a-z][a-z0-9+.-]* or
   // is registered already.
   Status Register(std::string scheme, std::shared_ptr<const Backend> backend);
+  // The backend of a registered scheme, replaced (the edge gives the s3
+  // backend its environment); InvalidArgument for a scheme not registered.
+  Status Replace(std::string_view scheme, std::shared_ptr<const Backend> backend);
   const Backend* Find(std::string_view scheme) const;
   // "file://, http://, https://" for messages.
   std::string SchemeList() const;
