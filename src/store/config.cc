@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "json_fields.h"
 #include "vigilo/common/file.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/json/parse.h"
@@ -26,41 +27,11 @@ Status InConfig(const Status& s, std::string_view origin) {
   return out;
 }
 
-Status FieldError(std::string path, std::string message) { return InvalidFormat(std::move(message)).WithPath(path); }
+using json_fields::BoolAt;
+using json_fields::CheckMembers;
+using json_fields::FieldError;
+using json_fields::ObjectAt;
 
-bool IsPlainName(std::string_view name) { return ValidateStorageAlias(name).ok(); }
-
-// Fields::ExpectOnly, except that an unknown member's name is echoed only
-// when it is a plain identifier: a mistyped entry may have a URL as a key.
-Status CheckMembers(const json::Object& object, const std::string& path,
-                    std::initializer_list<std::string_view> required,
-                    std::initializer_list<std::string_view> optional) {
-  for (std::string_view name : required) {
-    if (!object.Contains(name)) return FieldError(path + "." + std::string(name), "missing required field");
-  }
-  for (const auto& [name, _] : object) {
-    bool known = std::find(required.begin(), required.end(), name) != required.end() ||
-                 std::find(optional.begin(), optional.end(), name) != optional.end();
-    if (known) continue;
-    if (IsPlainName(name)) return FieldError(path + "." + name, "unexpected field");
-    return FieldError(path, "unexpected field (its name is not shown: not a plain identifier)");
-  }
-  return Status::Ok();
-}
-
-Result<const json::Object*> ObjectAt(const json::Value& value, const std::string& path) {
-  if (!value.is_object()) return FieldError(path, "expected an object, got " + std::string(json::KindName(value.kind())));
-  return &value.as_object();
-}
-
-Result<bool> BoolAt(const json::Object& object, const std::string& path, std::string_view name, bool absent) {
-  const json::Value* v = object.Find(name);
-  if (v == nullptr) return absent;
-  if (!v->is_bool()) {
-    return FieldError(path + "." + std::string(name), "expected a boolean, got " + std::string(json::KindName(v->kind())));
-  }
-  return v->as_bool();
-}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "http_transport.h"
+#include "json_fields.h"
 #include "vigilo/common/file.h"
 #include "vigilo/json/value.h"
 
@@ -18,9 +19,10 @@ namespace {
 // A credentials file lists a few profiles; anything larger is not one.
 constexpr uint64_t kMaxCredentialsFileBytes = 64 << 10;
 
-Status FieldError(const std::string& path, std::string message) {
-  return InvalidFormat(std::move(message)).WithPath(path);
-}
+using json_fields::CheckMembers;
+using json_fields::FieldError;
+using json_fields::ObjectAt;
+using json_fields::StringAt;
 
 bool IsIdentifier(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -29,41 +31,6 @@ bool IsIdentifier(std::string_view name) {
     if (!ok) return false;
   }
   return true;
-}
-
-// Known members only; an unknown one is named when it is a plain identifier.
-Status CheckMembers(const json::Object& object, const std::string& path,
-                    std::initializer_list<std::string_view> required,
-                    std::initializer_list<std::string_view> optional) {
-  for (std::string_view name : required) {
-    if (!object.Contains(name)) return FieldError(path + "." + std::string(name), "missing required field");
-  }
-  for (const auto& [name, _] : object) {
-    const bool known = std::find(required.begin(), required.end(), name) != required.end() ||
-                       std::find(optional.begin(), optional.end(), name) != optional.end();
-    if (known) continue;
-    if (IsIdentifier(name)) return FieldError(path + "." + name, "unexpected field");
-    return FieldError(path, "unexpected field (its name is not shown: not a plain identifier)");
-  }
-  return Status::Ok();
-}
-
-Result<const json::Object*> ObjectAt(const json::Value& value, const std::string& path) {
-  if (!value.is_object()) {
-    return FieldError(path, "expected an object, got " + std::string(json::KindName(value.kind())));
-  }
-  return &value.as_object();
-}
-
-Result<std::optional<std::string>> StringAt(const json::Object& object, const std::string& path,
-                                            std::string_view name) {
-  const json::Value* v = object.Find(name);
-  if (v == nullptr) return std::optional<std::string>();
-  if (!v->is_string()) {
-    return FieldError(path + "." + std::string(name),
-                      "expected a string, got " + std::string(json::KindName(v->kind())));
-  }
-  return std::optional<std::string>(v->as_string());
 }
 
 bool IsBucketName(std::string_view b) {
@@ -123,9 +90,10 @@ Status ParseEndpoint(std::string_view endpoint, Settings& out, const std::string
 
 Status ParseCredentials(const json::Value& value, Settings& out, const std::string& path) {
   VIGILO_ASSIGN_OR_RETURN(const json::Object* object, ObjectAt(value, path));
-  VIGILO_ASSIGN_OR_RETURN(std::optional<std::string> source, StringAt(*object, path, "source"));
-  if (!source) return FieldError(path + ".source", "missing required field (\"environment\" or \"file\")");
-  if (*source == "environment") {
+  VIGILO_ASSIGN_OR_RETURN(std::optional<std::string> source_field, StringAt(*object, path, "source"));
+  if (!source_field) return FieldError(path + ".source", "missing required field (\"environment\" or \"file\")");
+  const std::string source = *std::move(source_field);
+  if (source == "environment") {
     out.source = CredentialSource::kEnvironment;
     VIGILO_RETURN_IF_ERROR(CheckMembers(*object, path, {"source"}, {"variables"}));
     if (const json::Value* variables = object->Find("variables")) {
@@ -146,7 +114,7 @@ Status ParseCredentials(const json::Value& value, Settings& out, const std::stri
     }
     return Status::Ok();
   }
-  if (*source == "file") {
+  if (source == "file") {
     out.source = CredentialSource::kFile;
     VIGILO_RETURN_IF_ERROR(CheckMembers(*object, path, {"source", "path"}, {"profile"}));
     VIGILO_ASSIGN_OR_RETURN(std::optional<std::string> file, StringAt(*object, path, "path"));
