@@ -148,6 +148,26 @@ void RegisterDatasetCommands(CLI::App& app, Action* action) {
   pack->add_option("--scratch", args->scratch, "Directory for the duplicate-ID sort's spill files (default: $TMPDIR)");
   AddJsonFlags(pack, &args->output);
   pack->callback([args, action] { *action = [args] { return Pack(*args); }; });
+
+  struct RetireArgs {
+    std::string name;
+    bool force = false;
+    OutputFlags output;
+  };
+  auto retire_args = std::make_shared<RetireArgs>();
+  auto* retire = dataset->add_subcommand(
+      "retire",
+      "Take a dataset name out of service: it no longer resolves (a later ingest under it starts the next "
+      "version); its history and every object stay. Refused while a live run plan reads it, unless --force");
+  retire->add_option("NAME", retire_args->name, "The dataset's published name")->required()->type_name("NAME");
+  retire->add_flag("--force", retire_args->force,
+                   "Retire it even though live run plans read it (they go on reading its objects)");
+  AddJsonFlags(retire, &retire_args->output);
+  retire->callback([retire_args, action] {
+    *action = [retire_args] {
+      return RetireName(control::Namespace::kDatasets, retire_args->name, retire_args->force, retire_args->output);
+    };
+  });
 }
 
 }  // namespace vigilo::cli

@@ -33,7 +33,7 @@ namespace {
 // underscores) sets. Budget settings have their own table (budget_flags.h).
 constexpr std::string_view kFlagSettings[] = {
     "base",   "base_format", "base_vector_field", "columns", "dataset_id", "dataset_version", "derive_ids",
-    "embed_model", "format", "id_column", "iterations",
+    "embed_model", "force", "format", "id_column", "iterations",
     "k",      "key",         "metric",            "nlist",   "out",        "roots",       "sample",
     "shard", "skip_unembeddable",     "source",            "source_row_group_rows", "store",       "text_field",
     "threads", "vector_field"};

@@ -79,13 +79,14 @@ void AddPublication(const engine::ResolvedRoot& resolved, Record* r) {
 Status ListPublished(control::Namespace ns, const std::string& object, const std::string& empty_sentence,
                      const OutputFlags& output) {
   VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
-  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> roots, engine::ListPublishedRoots(*context, ns));
-  if (roots.empty()) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<engine::PublishedName> names, engine::ListPublishedNames(*context, ns));
+  if (names.empty()) {
     // Like `store cleanup`: a sentence for people, zero records for programs.
     return output.json ? Status::Ok() : WriteStdout(empty_sentence + "\n");
   }
   std::vector<Record> rows;
-  for (const control::RootRecord& root : roots) {
+  for (const engine::PublishedName& name : names) {
+    const control::RootRecord& root = name.record;
     VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(root.value));
     const std::string where = std::string(control::NamespaceName(ns)) + "/" + root.name;
     auto ref = cases::ObjectRef::FromJson(value, "$");
@@ -94,11 +95,37 @@ Status ListPublished(control::Namespace ns, const std::string& object, const std
     r.Add("name", json::Value(root.name));
     r.Add("version", json::Value::Uint(root.version));
     r.Add("published_at", json::Value(control::FormatWallTime(root.published_at)));
+    // Where it was written: the ledger's id of that store (an alias, or
+    // local://HOST/PATH for a directory; docs/format/stores.md).
+    r.Add("store", json::Value(name.store));
     r.Add(object + "_key", json::Value(ref->key));
     r.Add(object + "_digest", json::Value(ref->digest));
     rows.push_back(std::move(r));
   }
-  return PrintTable({"name", "version", "published_at", object + "_key", object + "_digest"}, rows, output);
+  return PrintTable({"name", "version", "published_at", "store", object + "_key", object + "_digest"}, rows, output);
+}
+
+Status RetireName(control::Namespace ns, const std::string& name, bool force, const OutputFlags& output) {
+  // The name's form first: nothing is opened for a malformed one.
+  if (Status s = control::ValidateRootName(name); !s.ok()) {
+    return InvalidArgument("\"" + name + "\" is not a name: " + std::string(s.message()));
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::Context> context, MakeContext());
+  Result<engine::RetireResult> retired =
+      engine::RetirePublishedRoot(*context, ns, name, engine::RetireOptions{.force = force});
+  if (!retired.ok()) return UnderFlag(retired.status());
+  const control::RootRecord& record = retired->retired.record;
+  Record r;
+  r.Add("outcome", json::Value(retired->retired.already ? "already_retired" : "retired"));
+  r.Add("name", json::Value(record.name));
+  r.Add("version", json::Value::Uint(record.version));
+  r.Add("retired_at", record.retired_at ? json::Value(control::FormatWallTime(*record.retired_at)) : json::Value());
+  if (ns == control::Namespace::kDatasets) {
+    json::Array readers;
+    for (const std::string& run : retired->readers) readers.push_back(json::Value(run));
+    r.Add("read_by_runs", json::Value(std::move(readers)));
+  }
+  return PrintRecord(r, output);
 }
 
 }  // namespace vigilo::cli

@@ -63,10 +63,17 @@ void AddPublicationReport(const engine::PublicationReport& report, Record* r);
 // The name, version and publication time of a named root (nothing for a REF).
 void AddPublication(const engine::ResolvedRoot& resolved, Record* r);
 
-// `dataset list` / `run list`: every published name of `ns` with its root's
-// key and digest under "<object>_key" / "<object>_digest"; with no names,
-// `empty_sentence` for people and nothing with --json.
+// `dataset list` / `run list`: every published name of `ns` with the store
+// it was written to and its root's key and digest under "<object>_key" /
+// "<object>_digest"; with no names, `empty_sentence` for people and nothing
+// with --json.
 Status ListPublished(control::Namespace ns, const std::string& object, const std::string& empty_sentence,
                      const OutputFlags& output);
+
+// `dataset retire NAME [--force]` / `run retire NAME`
+// (engine::RetirePublishedRoot): the name stops resolving, its history and
+// objects stay; a record of the version retired (and, for a dataset, the
+// live runs that read it when --force overrode them).
+Status RetireName(control::Namespace ns, const std::string& name, bool force, const OutputFlags& output);
 
 }  // namespace vigilo::cli

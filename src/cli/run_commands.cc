@@ -199,9 +199,22 @@ void RegisterRunCommands(CLI::App& app, Action* action) {
   RegisterRunRouteCommands(run, action);
 
   auto list_args = std::make_shared<RunArgs>();
-  auto* list = run->add_subcommand("list", "List the published run names, their versions and roots");
+  auto* list = run->add_subcommand("list", "List the published run names, their versions, stores and roots");
   AddJsonFlag(list, &list_args->output);
   list->callback([list_args, action] { *action = [list_args] { return List(*list_args); }; });
+
+  auto retire_args = std::make_shared<RunArgs>();
+  auto* retire = run->add_subcommand(
+      "retire",
+      "Take a run name out of service: it no longer resolves and its shards take no routes (a later plan under it "
+      "starts the next version); its history and every object stay");
+  retire->add_option("NAME", retire_args->target, "The run's published name")->required()->type_name("NAME");
+  AddJsonFlags(retire, &retire_args->output);
+  retire->callback([retire_args, action] {
+    *action = [retire_args] {
+      return RetireName(control::Namespace::kRuns, retire_args->target, false, retire_args->output);
+    };
+  });
 
   auto show_args = std::make_shared<RunArgs>();
   auto* show = run->add_subcommand(

@@ -3,6 +3,7 @@
 // namespaces, and the fence on every change.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,90 @@ TEST_P(RootsTest, LookupsValidateNames) {
   EXPECT_FALSE(Namespace::Named("").ok());
   EXPECT_FALSE(Namespace::Named("1x").ok());
   EXPECT_FALSE(Namespace::Named(std::string(33, 'a')).ok());
+}
+
+// Retirement (issue 34): the name stops resolving, its history stays, its
+// attempts stay published (nothing becomes cleanup work), a publication
+// under it starts the next version, and a retired run takes no routes.
+TEST_P(RootsTest, ARetiredNameStopsResolvingAndKeepsItsHistory) {
+  Lease first = Begin("geo");
+  ASSERT_TRUE(control_->PublishRoot(first, RootValue("m1")).ok());
+  Lease second = Begin("geo");
+  ASSERT_TRUE(control_->ReplaceRoot(second, RootValue("m1"), RootValue("m2")).ok());
+  Lease other = Begin("other");
+  ASSERT_TRUE(control_->PublishRoot(other, RootValue("o1")).ok());
+  clock_.Advance(kSecond);
+
+  // A stale compare-and-set is refused and changes nothing.
+  EXPECT_EQ(control_->RetireRoot(Namespace::kDatasets, "geo", 1).status().code(), StatusCode::kAlreadyExists);
+  Result<RetiredRoot> retired = control_->RetireRoot(Namespace::kDatasets, "geo", 2);
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  EXPECT_FALSE(retired->already);
+  EXPECT_EQ(retired->record.version, 2u);
+  EXPECT_EQ(retired->record.value, RootValue("m2"));
+  EXPECT_EQ(retired->record.retired_at, kT0 + kSecond);
+
+  EXPECT_FALSE(control_->GetRoot(Namespace::kDatasets, "geo")->has_value());
+  Result<std::vector<RootRecord>> live = control_->ListRoots(Namespace::kDatasets);
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(live->size(), 1u);
+  EXPECT_EQ((*live)[0].name, "other");
+  Result<std::optional<RootRecord>> gone = control_->GetRetiredRoot(Namespace::kDatasets, "geo");
+  ASSERT_TRUE(gone.ok() && gone->has_value());
+  EXPECT_EQ((*gone)->version, 2u);
+  EXPECT_EQ((*gone)->retired_at, kT0 + kSecond);
+  EXPECT_FALSE(control_->GetRetiredRoot(Namespace::kDatasets, "other")->has_value());
+  Result<std::vector<RootRecord>> history = control_->RootHistory(Namespace::kDatasets, "geo");
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].retired_at, std::nullopt);
+  EXPECT_EQ((*history)[1].retired_at, kT0 + kSecond);
+  EXPECT_EQ(StateOf(first), AttemptState::kPublished);
+  EXPECT_EQ(StateOf(second), AttemptState::kPublished);
+  EXPECT_TRUE(control_->StoresWithDueCleanup()->empty());
+
+  // Retired once: again is no change, and the version still checks.
+  Result<RetiredRoot> again = control_->RetireRoot(Namespace::kDatasets, "geo", std::nullopt);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->already);
+  EXPECT_EQ(again->record.retired_at, kT0 + kSecond);
+  EXPECT_EQ(control_->RetireRoot(Namespace::kDatasets, "geo", 1).status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(control_->RetireRoot(Namespace::kDatasets, "never", std::nullopt).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(control_->RetireRoot(Namespace::kDatasets, ".bad", std::nullopt).status().code(),
+            StatusCode::kInvalidFormat);
+
+  // Publishing under the retired name starts version 3, live again.
+  clock_.Advance(kSecond);
+  Lease third = Begin("geo");
+  Result<PublishOutcome> back = control_->PublishRoot(third, RootValue("m3"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, PublishOutcome::kPublished);
+  Result<std::optional<RootRecord>> now = control_->GetRoot(Namespace::kDatasets, "geo");
+  ASSERT_TRUE(now.ok() && now->has_value());
+  EXPECT_EQ((*now)->version, 3u);
+  EXPECT_EQ((*now)->retired_at, std::nullopt);
+  EXPECT_FALSE(control_->GetRetiredRoot(Namespace::kDatasets, "geo")->has_value());
+  EXPECT_EQ(control_->RootHistory(Namespace::kDatasets, "geo")->size(), 3u);
+  // And it can be retired again, at its new version.
+  Result<RetiredRoot> later = control_->RetireRoot(Namespace::kDatasets, "geo", 3);
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  EXPECT_FALSE(later->already);
+}
+
+TEST_P(RootsTest, ARetiredRunTakesNoRoutes) {
+  AttemptSpec spec = Spec("plan-a");
+  spec.ns = Namespace::kRuns;
+  Result<Lease> lease = control_->BeginAttempt(spec);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  ASSERT_TRUE(control_->PublishRoot(*lease, RootValue("p1")).ok());
+  ASSERT_TRUE(control_->MoveShard("plan-a", 3, "pool-a", std::nullopt).ok());
+  ASSERT_TRUE(control_->RetireRoot(Namespace::kRuns, "plan-a", std::nullopt).ok());
+  EXPECT_EQ(control_->MoveShard("plan-a", 3, "pool-b", std::nullopt).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(control_->ShardRoutes("plan-a").status().code(), StatusCode::kNotFound);
+  // Retiring a dataset of the same name is another name.
+  EXPECT_EQ(control_->RetireRoot(Namespace::kDatasets, "plan-a", std::nullopt).status().code(),
+            StatusCode::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RootsTest, ::testing::ValuesIn(ControlBackends()), BackendName);

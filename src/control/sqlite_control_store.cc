@@ -242,7 +242,9 @@ class SqliteControlStore final : public ControlStore {
     VIGILO_RETURN_IF_ERROR(rules::CheckFence(row, lease, now));
     PublishOutcome outcome = PublishOutcome::kAlreadyIdentical;
     if (!current.has_value()) {
-      VIGILO_RETURN_IF_ERROR(AppendVersion(row, lease.epoch, 1, value, now));
+      // A free name: version 1, or after a retirement the next version.
+      VIGILO_ASSIGN_OR_RETURN(uint64_t version, NextVersion(row.ns, row.name));
+      VIGILO_RETURN_IF_ERROR(AppendVersion(row, lease.epoch, version, value, now));
       outcome = PublishOutcome::kPublished;
     } else if (current->value != value) {
       return AlreadyExists(rules::RootPath(row.ns, row.name) + " holds another root (version " +
@@ -291,11 +293,20 @@ class SqliteControlStore final : public ControlStore {
   Result<std::vector<RootRecord>> RootHistory(Namespace ns, std::string_view name) override {
     VIGILO_RETURN_IF_ERROR(ValidateRootName(name));
     std::lock_guard lock(mu_);
-    VIGILO_ASSIGN_OR_RETURN(Statement stmt, db_->Prepare("SELECT " + std::string(kRootColumns) +
-                                                         " FROM root_history h WHERE h.namespace = ?1 AND "
-                                                         "h.name = ?2 ORDER BY h.version"));
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT " + std::string(kRootColumns) +
+                                         ", t.retired_at FROM root_history h LEFT JOIN root_retirements t USING "
+                                         "(namespace, name, version) WHERE h.namespace = ?1 AND h.name = ?2 "
+                                         "ORDER BY h.version"));
     stmt.Bind(1, NamespaceName(ns)).Bind(2, name);
-    return ReadRoots(stmt);
+    std::vector<RootRecord> out;
+    for (;;) {
+      VIGILO_ASSIGN_OR_RETURN(bool more, stmt.Step());
+      if (!more) return out;
+      VIGILO_ASSIGN_OR_RETURN(RootRecord record, ReadRoot(stmt));
+      if (!stmt.IsNull(8)) record.retired_at = stmt.Int(8);
+      out.push_back(std::move(record));
+    }
   }
 
   Result<std::vector<RootRecord>> ListRoots(Namespace ns) override {
@@ -303,9 +314,51 @@ class SqliteControlStore final : public ControlStore {
     VIGILO_ASSIGN_OR_RETURN(Statement stmt,
                             db_->Prepare("SELECT " + std::string(kRootColumns) +
                                          " FROM roots r JOIN root_history h USING (namespace, name, version) "
-                                         "WHERE r.namespace = ?1 ORDER BY r.name"));
+                                         "WHERE r.namespace = ?1 AND r.retired_at IS NULL ORDER BY r.name"));
     stmt.Bind(1, NamespaceName(ns));
     return ReadRoots(stmt);
+  }
+
+  Result<RetiredRoot> RetireRoot(Namespace ns, std::string_view name,
+                                 std::optional<uint64_t> expected_version) override {
+    VIGILO_RETURN_IF_ERROR(ValidateRootName(name));
+    std::lock_guard lock(mu_);
+    VIGILO_ASSIGN_OR_RETURN(Transaction tx, Transaction::Begin(*db_, Transaction::Kind::kWrite));
+    const std::string path = rules::RootPath(ns, name);
+    VIGILO_ASSIGN_OR_RETURN(std::optional<RootRecord> current, LoadRoot(ns, name));
+    if (!current.has_value()) {
+      VIGILO_ASSIGN_OR_RETURN(std::optional<RootRecord> retired, LoadRetiredRoot(ns, name));
+      if (!retired.has_value()) return NotFound("nothing is published under " + path + " to retire");
+      if (expected_version.has_value() && *expected_version != retired->version) {
+        return AlreadyExists(path + " was retired at version " + std::to_string(retired->version) + ", not " +
+                             std::to_string(*expected_version));
+      }
+      VIGILO_RETURN_IF_ERROR(tx.Commit());
+      return RetiredRoot{std::move(*retired), true};
+    }
+    if (expected_version.has_value() && *expected_version != current->version) {
+      return AlreadyExists(path + " changed: its current version is " + std::to_string(current->version) +
+                           ", not " + std::to_string(*expected_version));
+    }
+    const Micros now = clock_.Now();
+    VIGILO_ASSIGN_OR_RETURN(Statement mark,
+                            db_->Prepare("UPDATE roots SET retired_at = ?3 WHERE namespace = ?1 AND name = ?2"));
+    mark.Bind(1, NamespaceName(ns)).Bind(2, name).Bind(3, now);
+    VIGILO_RETURN_IF_ERROR(mark.Run());
+    VIGILO_ASSIGN_OR_RETURN(Statement log,
+                            db_->Prepare("INSERT INTO root_retirements (namespace, name, version, retired_at) "
+                                         "VALUES (?1, ?2, ?3, ?4)"));
+    log.Bind(1, NamespaceName(ns)).Bind(2, name).Bind(3, static_cast<int64_t>(current->version)).Bind(4, now);
+    VIGILO_RETURN_IF_ERROR(log.Run());
+    VIGILO_RETURN_IF_ERROR(tx.Commit());
+    current->retired_at = now;
+    return RetiredRoot{std::move(*current), false};
+  }
+
+  Result<std::optional<RootRecord>> GetRetiredRoot(Namespace ns, std::string_view name) override {
+    VIGILO_RETURN_IF_ERROR(ValidateRootName(name));
+    std::lock_guard lock(mu_);
+    return LoadRetiredRoot(ns, name);
   }
 
   Result<std::vector<CleanupItem>> ClaimCleanup(std::string_view store, size_t max_items,
@@ -566,12 +619,37 @@ class SqliteControlStore final : public ControlStore {
     VIGILO_ASSIGN_OR_RETURN(Statement stmt,
                             db_->Prepare("SELECT " + std::string(kRootColumns) +
                                          " FROM roots r JOIN root_history h USING (namespace, name, version) "
-                                         "WHERE r.namespace = ?1 AND r.name = ?2"));
+                                         "WHERE r.namespace = ?1 AND r.name = ?2 AND r.retired_at IS NULL"));
     stmt.Bind(1, NamespaceName(ns)).Bind(2, name);
     VIGILO_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) return std::optional<RootRecord>();
     VIGILO_ASSIGN_OR_RETURN(RootRecord record, ReadRoot(stmt));
     return std::optional<RootRecord>(std::move(record));
+  }
+
+  Result<std::optional<RootRecord>> LoadRetiredRoot(Namespace ns, std::string_view name) {
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT " + std::string(kRootColumns) +
+                                         ", r.retired_at FROM roots r JOIN root_history h USING (namespace, name, "
+                                         "version) WHERE r.namespace = ?1 AND r.name = ?2 AND r.retired_at IS NOT "
+                                         "NULL"));
+    stmt.Bind(1, NamespaceName(ns)).Bind(2, name);
+    VIGILO_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return std::optional<RootRecord>();
+    VIGILO_ASSIGN_OR_RETURN(RootRecord record, ReadRoot(stmt));
+    record.retired_at = stmt.Int(8);
+    return std::optional<RootRecord>(std::move(record));
+  }
+
+  // The version after the name's last one (1 for a name never published).
+  Result<uint64_t> NextVersion(Namespace ns, std::string_view name) {
+    VIGILO_ASSIGN_OR_RETURN(Statement stmt,
+                            db_->Prepare("SELECT coalesce(max(version), 0) + 1 FROM root_history "
+                                         "WHERE namespace = ?1 AND name = ?2"));
+    stmt.Bind(1, NamespaceName(ns)).Bind(2, name);
+    VIGILO_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return Internal("max(version) returned no row");
+    return static_cast<uint64_t>(stmt.Int(0));
   }
 
   static Result<std::vector<RootRecord>> ReadRoots(Statement& stmt) {
@@ -623,7 +701,8 @@ class SqliteControlStore final : public ControlStore {
     VIGILO_RETURN_IF_ERROR(history.Run());
     VIGILO_ASSIGN_OR_RETURN(Statement current,
                             db_->Prepare("INSERT INTO roots (namespace, name, version) VALUES (?1, ?2, ?3) "
-                                         "ON CONFLICT (namespace, name) DO UPDATE SET version = excluded.version"));
+                                         "ON CONFLICT (namespace, name) DO UPDATE SET version = excluded.version, "
+                                         "retired_at = NULL"));
     current.Bind(1, NamespaceName(row.ns)).Bind(2, row.name).Bind(3, static_cast<int64_t>(version));
     return current.Run();
   }

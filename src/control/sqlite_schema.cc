@@ -189,9 +189,43 @@ BEGIN SELECT RAISE(ABORT, 'attempts are never deleted'); END;
 PRAGMA legacy_alter_table = OFF;
 )sql";
 
+// Version 4: retired names (control_store.h, RetireRoot). A name's row in
+// roots stays (routes refer to it, and a published name is never removed);
+// retired_at marks it out of service. root_retirements records each
+// retirement, append-only like the history. The triggers: a name is
+// retired once per version, and comes back into service only with a new
+// version (a publication), never by clearing the mark.
+constexpr std::string_view kVersion4 = R"sql(
+ALTER TABLE roots ADD COLUMN retired_at INTEGER;
+
+CREATE TABLE root_retirements (
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  retired_at INTEGER NOT NULL,
+  PRIMARY KEY (namespace, name, version),
+  FOREIGN KEY (namespace, name, version) REFERENCES root_history (namespace, name, version)
+) STRICT;
+
+CREATE TRIGGER root_is_retired_once BEFORE UPDATE OF retired_at ON roots
+WHEN OLD.retired_at IS NOT NULL AND NEW.retired_at IS NOT NULL AND NEW.version = OLD.version
+BEGIN SELECT RAISE(ABORT, 'a name is retired once per version'); END;
+
+CREATE TRIGGER retired_root_returns_with_a_new_version BEFORE UPDATE ON roots
+WHEN OLD.retired_at IS NOT NULL AND NEW.retired_at IS NULL AND NEW.version <= OLD.version
+BEGIN SELECT RAISE(ABORT, 'a retired name comes back only with a new version'); END;
+
+CREATE TRIGGER root_retirements_are_kept BEFORE DELETE ON root_retirements
+BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
+
+CREATE TRIGGER root_retirements_are_immutable BEFORE UPDATE ON root_retirements
+BEGIN SELECT RAISE(ABORT, 'retirements are append-only'); END;
+)sql";
+
 // Index i takes version i to i + 1. A migration's text never changes once
 // released: databases of that version were made by it.
-constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1, kVersion2, kVersion3};
+constexpr std::array<std::string_view, kSqliteSchemaVersion> kMigrations = {kVersion1, kVersion2, kVersion3,
+                                                                              kVersion4};
 
 Result<int64_t> QueryInt(Database& db, std::string_view sql) {
   VIGILO_ASSIGN_OR_RETURN(Statement stmt, db.Prepare(sql));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "control_test_support.h"
+#include "sqlite_schema.h"
 #include "vigilo/control/sqlite_control_store.h"
 
 namespace vigilo::control {
@@ -160,6 +161,75 @@ TEST_F(SqliteSchemaTest, TriggersKeepPublishedObjectsOutOfCleanup) {
   EXPECT_EQ(RawExec(path_, "DELETE FROM attempt_keys WHERE attempt_id = '" +
                                abandoned->attempt.attempt_id.ToString() + "'"),
             "");
+}
+
+}  // namespace
+}  // namespace vigilo::control
+
+namespace vigilo::control {
+namespace {
+
+using testing_support::RawExec;
+using testing_support::RawQuery;
+
+// A database written by a version-3 vigilo (made by versions 1-3's own SQL)
+// holding a published dataset: opening it migrates to version 4 (retired
+// names), keeps the root, and the name can then be retired and its history
+// read; the retirement triggers hold.
+TEST(RetirementSchemaTest, AVersionThreeDatabaseMigratesAndItsNamesCanBeRetired) {
+  std::string pattern = (std::filesystem::path(::testing::TempDir()) / "vigilo_v3_XXXXXX").string();
+  ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+  const std::string path = (std::filesystem::path(pattern) / "control.sqlite3").string();
+  const std::string id = "00000000-0000-4000-8000-000000000003";
+  const std::string prefix = "datasets/geo/attempts/" + id + "/g1/";
+  const std::string t0 = std::to_string(testing_support::kT0);
+  std::string create;
+  for (int v = 1; v <= 3; ++v) create += std::string(sqlite::MigrationSql(v));
+  ASSERT_EQ(RawExec(path, create + "INSERT INTO schema_version (version) VALUES (3);"
+                                   "PRAGMA application_id = " + std::to_string(kSqliteApplicationId) + ";"),
+            "");
+  ASSERT_EQ(RawExec(path,
+                    "BEGIN;"
+                    "UPDATE fencing SET last_epoch = 1;"
+                    "INSERT INTO attempts (attempt_id, generation, namespace, name, store, key_prefix, owner, state, "
+                    "epoch, lease_expires_at, admission_limits, created_at, updated_at) VALUES ('" + id +
+                        "', 1, 'datasets', 'geo', 'local:/srv/v', '" + prefix + "', 'w', 'published', 1, " + t0 +
+                        ", '{}', " + t0 + ", " + t0 + ");"
+                    "INSERT INTO root_history VALUES ('datasets', 'geo', 1, '{\"key\":\"m\"}', '" + id +
+                        "', 1, 1, " + t0 + ");"
+                    "INSERT INTO roots VALUES ('datasets', 'geo', 1);"
+                    "COMMIT;"),
+            "");
+  ASSERT_EQ(RawQuery(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'root_retirements'"), "0");
+
+  store::ManualClock clock(testing_support::kT0 + 1'000'000);
+  SqliteOptions options;
+  options.wall_clock = &clock;
+  options.create = false;
+  Result<std::unique_ptr<ControlStore>> opened = OpenSqliteControlStore(path, options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ControlStore& control = **opened;
+  EXPECT_EQ(RawQuery(path, "SELECT version FROM schema_version"), "4");
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM pragma_foreign_key_check"), "0");
+  EXPECT_EQ(RawQuery(path, "SELECT retired_at FROM roots"), "null");
+  Result<std::optional<RootRecord>> root = control.GetRoot(Namespace::kDatasets, "geo");
+  ASSERT_TRUE(root.ok() && root->has_value()) << root.status().ToString();
+  EXPECT_EQ((*root)->value, R"({"key":"m"})");
+
+  Result<RetiredRoot> retired = control.RetireRoot(Namespace::kDatasets, "geo", 1);
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  EXPECT_FALSE(control.GetRoot(Namespace::kDatasets, "geo")->has_value());
+  EXPECT_EQ(RawQuery(path, "SELECT count(*) FROM root_retirements"), "1");
+  // The database restates the rules: retirements are append-only, a name is
+  // retired once per version, and comes back only with a new version.
+  EXPECT_EQ(RawExec(path, "DELETE FROM root_retirements"), "retirements are append-only");
+  EXPECT_EQ(RawExec(path, "UPDATE root_retirements SET retired_at = 0"), "retirements are append-only");
+  EXPECT_EQ(RawExec(path, "UPDATE roots SET retired_at = 5"), "a name is retired once per version");
+  EXPECT_EQ(RawExec(path, "UPDATE roots SET retired_at = NULL"), "a retired name comes back only with a new version");
+  EXPECT_EQ(RawExec(path, "DELETE FROM roots"), "a published name is never removed");
+  opened->reset();
+  std::error_code ec;
+  std::filesystem::remove_all(pattern, ec);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include "vigilo/control/cleanup.h"
 #include "vigilo/engine/cleanup.h"
+#include "vigilo/engine/run_read.h"
+#include "vigilo/json/parse.h"
 
 namespace vigilo::engine {
 namespace {
@@ -26,6 +28,20 @@ Result<std::string> SpecOfWrittenStore(Context& context, const std::string& ledg
   return control::StoreSpecForLedgerId(ledger_id, host);
 }
 
+// ResolveRoot, and a retired name's not_found says when it was retired.
+Result<ResolvedRoot> ResolveLive(const RootLocator& locator, control::ControlStore* control, control::Namespace ns) {
+  Result<ResolvedRoot> located = ResolveRoot(locator, control, ns);
+  if (!located.ok() && located.status().code() == StatusCode::kNotFound && control != nullptr && !locator.ref) {
+    Result<std::optional<control::RootRecord>> retired = control->GetRetiredRoot(ns, locator.name);
+    if (retired.ok() && retired->has_value()) {
+      return NotFound(std::string(located.status().message()) + ": the name was retired at " +
+                      control::FormatWallTime(*(*retired)->retired_at) + " (version " +
+                      std::to_string((*retired)->version) + "); its versions' references are kept in its history");
+    }
+  }
+  return located;
+}
+
 }  // namespace
 
 Result<OpenedRoot> OpenPublishedRoot(Context& context, const RootLocator& locator, std::string_view store_spec,
@@ -40,7 +56,7 @@ Result<OpenedRoot> OpenPublishedRoot(Context& context, const RootLocator& locato
     }
     VIGILO_ASSIGN_OR_RETURN(control, std::move(existing));
   }
-  VIGILO_ASSIGN_OR_RETURN(opened.resolved, ResolveRoot(locator, control, ns));
+  VIGILO_ASSIGN_OR_RETURN(opened.resolved, ResolveLive(locator, control, ns));
 
   VIGILO_ASSIGN_OR_RETURN(const store::StoreConfig* config, context.StoresConfig());
   std::string spec(store_spec);
@@ -91,7 +107,7 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
                                                      const RootLocator& locator) {
   auto dataset = std::make_unique<PlanDataset>();
   const WriteTarget& target = session.target;
-  VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveDataset(locator, target.control));
+  VIGILO_ASSIGN_OR_RETURN(dataset->resolved, ResolveLive(locator, target.control, control::Namespace::kDatasets));
   // A published root references only objects of published attempts, which
   // cleanup never deletes (docs/format/case-storage-ingest.md, "Cleanup").
   // A REF to an object of an attempt that was never published would make a
@@ -141,6 +157,103 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
     return d->stores->ForAlias(alias);
   });
   return dataset;
+}
+
+Result<std::vector<PublishedName>> ListPublishedNames(Context& context, control::Namespace ns) {
+  auto existing = context.ExistingControl();
+  if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) return std::vector<PublishedName>{};
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, std::move(existing));
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> roots, control->ListRoots(ns));
+  std::vector<PublishedName> out;
+  out.reserve(roots.size());
+  for (control::RootRecord& root : roots) {
+    VIGILO_ASSIGN_OR_RETURN(control::AttemptRecord attempt, control->GetAttempt(root.attempt));
+    out.push_back(PublishedName{std::move(root), std::move(attempt.store)});
+  }
+  return out;
+}
+
+namespace {
+
+// The live run plans that read a version of the dataset `name` (its
+// history's root references), and those whose plan cannot be read here.
+Status FindReaders(Context& context, control::ControlStore& control, const std::string& name, RetireResult& result) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> history,
+                          control.RootHistory(control::Namespace::kDatasets, name));
+  std::vector<cases::ObjectRef> versions;
+  for (const control::RootRecord& version : history) {
+    Result<json::Value> parsed = json::Parse(version.value);
+    if (!parsed.ok()) continue;
+    Result<cases::ObjectRef> ref = cases::ObjectRef::FromJson(*parsed, "$");
+    if (ref.ok()) versions.push_back(std::move(*ref));
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> runs, control.ListRoots(control::Namespace::kRuns));
+  for (const control::RootRecord& run : runs) {
+    RootLocator locator;
+    locator.name = run.name;
+    Result<OpenedRoot> opened = OpenPublishedRoot(context, locator, "", control::Namespace::kRuns);
+    Result<cases::RunPlanManifest> plan =
+        opened.ok() ? ReadRunPlan(opened->resolved.root, cases::BudgetConfig{}, opened->fetch)
+                    : Result<cases::RunPlanManifest>(opened.status());
+    if (!plan.ok()) {
+      result.unknown.push_back(run.name + ": " + plan.status().ToString());
+      continue;
+    }
+    for (const cases::ObjectRef& version : versions) {
+      if (plan->dataset.key == version.key && plan->dataset.digest == version.digest) {
+        result.readers.push_back(run.name);
+        break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+std::string Quoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "'" : ", '") + names[i] + "'";
+  return out;
+}
+
+}  // namespace
+
+Result<RetireResult> RetirePublishedRoot(Context& context, control::Namespace ns, const std::string& name,
+                                         const RetireOptions& options) {
+  VIGILO_RETURN_IF_ERROR(control::ValidateRootName(name));
+  const std::string noun = ns == control::Namespace::kRuns ? "run" : "dataset";
+  auto existing = context.ExistingControl();
+  if (!existing.ok() && existing.status().code() == StatusCode::kNotFound) {
+    return NotFound("no " + noun + " is published under " + name);
+  }
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, std::move(existing));
+  RetireResult result;
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current, control->GetRoot(ns, name));
+  if (current && ns == control::Namespace::kDatasets) {
+    VIGILO_RETURN_IF_ERROR(FindReaders(context, *control, name, result));
+    if (!options.force && (!result.readers.empty() || !result.unknown.empty())) {
+      std::string why;
+      if (!result.readers.empty()) {
+        why = "the live run plans " + Quoted(result.readers) + " read it (a plan references a dataset version, "
+              "not its name, so they would go on reading it)";
+      }
+      if (!result.unknown.empty()) {
+        why += std::string(why.empty() ? "" : "; ") + "whether these live run plans read it cannot be told here: " +
+               Quoted(result.unknown);
+      }
+      return InvalidArgument("the dataset '" + name + "' stays in service: " + why +
+                             "; retire those runs first (run retire), or retire the dataset anyway with `force`");
+    }
+  }
+  // The version checked is the one retired: a publication in between is
+  // refused (compare-and-set), not retired unseen.
+  std::optional<uint64_t> expected;
+  if (current) expected = current->version;
+  Result<control::RetiredRoot> retired = control->RetireRoot(ns, name, expected);
+  if (!retired.ok() && retired.status().code() == StatusCode::kNotFound) {
+    return NotFound("no " + noun + " is published under " + name);
+  }
+  VIGILO_ASSIGN_OR_RETURN(result.retired, std::move(retired));
+  return result;
 }
 
 Result<std::vector<control::RootRecord>> ListPublishedRoots(Context& context, control::Namespace ns) {

@@ -162,6 +162,15 @@ struct RootRecord {
   AttemptRef attempt;    // the attempt that published this version
   uint64_t epoch = 0;    // its fencing epoch then
   Micros published_at = 0;
+  // Set when the name was retired at this version (GetRetiredRoot,
+  // RetireRoot); a live name's record has none.
+  std::optional<Micros> retired_at;
+};
+
+// What RetireRoot did.
+struct RetiredRoot {
+  RootRecord record;     // the version the name held, with retired_at
+  bool already = false;  // it was retired before: nothing changed
 };
 
 // One recorded key of an abandoned attempt, due for deletion.
@@ -265,10 +274,27 @@ class ControlStore {
 
   // The current version, or nullopt when nothing is published under the name.
   virtual Result<std::optional<RootRecord>> GetRoot(Namespace ns, std::string_view name) = 0;
-  // Every version ever published under the name, oldest first.
+  // Every version ever published under the name, oldest first, retired
+  // ones too (with the time each was retired).
   virtual Result<std::vector<RootRecord>> RootHistory(Namespace ns, std::string_view name) = 0;
-  // Every name of a namespace with its current version, by name.
+  // Every name of a namespace with its current version, by name (retired
+  // names are not listed).
   virtual Result<std::vector<RootRecord>> ListRoots(Namespace ns) = 0;
+
+  // Takes a published name out of service (schema version 4): from then on
+  // GetRoot and ListRoots do not return it, MoveShard and ShardRoutes treat
+  // a retired run as unpublished, and a publication under the name starts
+  // the next version as on a free name. RootHistory keeps every version,
+  // and their attempts stay published, so nothing they reference ever
+  // becomes cleanup work. With `expected_version`, a compare-and-set:
+  // AlreadyExists unless that is the current version. A retired name is
+  // retired once (`already`, no change); NotFound when nothing was ever
+  // published under it.
+  virtual Result<RetiredRoot> RetireRoot(Namespace ns, std::string_view name,
+                                         std::optional<uint64_t> expected_version) = 0;
+  // The version a retired name held when it was retired (retired_at set);
+  // nullopt when the name is live or was never published.
+  virtual Result<std::optional<RootRecord>> GetRetiredRoot(Namespace ns, std::string_view name) = 0;
 
   // ------------------------------------------------------------ cleanup
   // Claims up to `max_items` due keys on `store`: recorded keys of abandoned

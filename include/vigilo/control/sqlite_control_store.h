@@ -18,7 +18,7 @@ namespace vigilo::control {
 
 // The schema this build writes and understands (schema_version table). A
 // database with a higher version is refused; a lower one is migrated.
-inline constexpr int kSqliteSchemaVersion = 3;
+inline constexpr int kSqliteSchemaVersion = 4;
 // PRAGMA application_id of a vigilo control database ("VGCS"): a file that
 // carries another application's id is refused.
 inline constexpr int32_t kSqliteApplicationId = 0x56474353;

@@ -61,4 +61,33 @@ Result<std::unique_ptr<PlanDataset>> OpenPlanDataset(Context& context, const Wri
 // is no control state yet (listing never creates one).
 Result<std::vector<control::RootRecord>> ListPublishedRoots(Context& context, control::Namespace ns);
 
+// A published name and the store its current version was written to (the
+// ledger id of its publishing attempt's store): `dataset list`, `run list`.
+struct PublishedName {
+  control::RootRecord record;
+  std::string store;
+};
+Result<std::vector<PublishedName>> ListPublishedNames(Context& context, control::Namespace ns);
+
+// Retiring a name (docs/format/case-storage-ingest.md, "Retiring a name"):
+// it no longer resolves, its history and every object stay.
+struct RetireOptions {
+  // A dataset that live run plans read (or might: a plan that cannot be
+  // read here) is refused unless `force`.
+  bool force = false;
+};
+struct RetireResult {
+  control::RetiredRoot retired;
+  // A dataset's live run plans that read one of its versions, and those
+  // whose plan could not be read to tell (name: why); retired anyway only
+  // with `force`.
+  std::vector<std::string> readers;
+  std::vector<std::string> unknown;
+};
+// InvalidFormat for a malformed name (before anything is opened); NotFound
+// when nothing was ever published under it (or no control state exists);
+// InvalidArgument naming `force` for a dataset that live plans read.
+Result<RetireResult> RetirePublishedRoot(Context& context, control::Namespace ns, const std::string& name,
+                                         const RetireOptions& options);
+
 }  // namespace vigilo::engine
