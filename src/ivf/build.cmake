@@ -11,7 +11,7 @@ if(VIGILO_TESTS AND "cli" IN_LIST VIGILO_LAYERS)
   add_test(NAME ivf_build_interrupt
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/builder_interrupt_test.sh $<TARGET_FILE:vigilo>
                    ${CMAKE_CURRENT_BINARY_DIR}/build-interrupt)
-  set_tests_properties(ivf_build_interrupt PROPERTIES TIMEOUT 180)
+  set_tests_properties(ivf_build_interrupt PROPERTIES TIMEOUT 900)
   # The same for index eval (its exact search over --base) and inside k-means
   # training (docs/errors.md, "Signals"; issue 34); about 6 s.
   add_test(NAME ivf_long_commands_interrupt

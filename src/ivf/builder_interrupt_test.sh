@@ -25,11 +25,14 @@ with open('v.bvecs', 'wb') as f:
 PY
 
 # Starts a build into $1 in the background (its pid in $pid) and waits until
-# it has its scratch directory: the assign pass has begun.
+# it has its scratch directory: the assign pass has begun. Up to 180 s: an
+# ASan build on a busy 2-core machine takes far longer to get there than a
+# release build (the wait ends as soon as the directory appears).
 start_build() {
   "$vigilo" index build v.bvecs --out "$1" --quiet >"$1.stdout" 2>"$1.stderr" &
   pid=$!
-  for _ in $(seq 1 1000); do
+  local deadline=$((SECONDS + 180))
+  while ((SECONDS < deadline)); do
     compgen -G "$1/.vigilo-build-*" >/dev/null && return
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.01

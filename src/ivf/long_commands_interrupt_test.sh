@@ -52,7 +52,7 @@ stop() {
 pid=$!
 sleep 1
 kill -0 "$pid" 2>/dev/null || fail "eval ended before the signal: $(cat eval.stderr)"
-stop INT 5
+stop INT 30
 [[ $status == 10 ]] || fail "eval: exit status $status, expected 10: $(cat eval.stderr)"
 grep -q "^vigilo: SIGINT: cancelling" eval.stderr || fail "eval: no notice of the signal: $(cat eval.stderr)"
 grep -q "^vigilo: cancelled: interrupted by SIGINT; no result was printed, and nothing was written" eval.stderr ||
@@ -68,7 +68,7 @@ echo "eval: SIGINT → exit 10 after ${waited} s, nothing cached"
 pid=$!
 sleep 1.5
 kill -0 "$pid" 2>/dev/null || fail "the training build ended before the signal: $(cat train.stderr)"
-stop TERM 5
+stop TERM 30
 [[ $status == 10 ]] || fail "training: exit status $status, expected 10: $(cat train.stderr)"
 grep -q "^vigilo: cancelled: interrupted by SIGTERM; nothing was published" train.stderr ||
   fail "training: no cancellation message: $(cat train.stderr)"
