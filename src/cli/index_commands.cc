@@ -188,67 +188,20 @@ Record SummaryRecord(const ivf::SizeSummary& s) {
   return r;
 }
 
-// A top-level column's logical type as Parquet names it (the converted type
-// for older writers), or null when it has none.
-json::Value LogicalTypeName(const parquet::SchemaElement& e) {
-  using K = parquet::LogicalType::Kind;
-  if (e.logical_type) {
-    switch (e.logical_type->kind) {
-      case K::kString: return json::Value("STRING");
-      case K::kList: return json::Value("LIST");
-      case K::kDate: return json::Value("DATE");
-      case K::kInteger:
-        return json::Value("INT(" + std::to_string(e.logical_type->bit_width) + ", " +
-                           (e.logical_type->is_signed ? "signed" : "unsigned") + ")");
-      default: return json::Value("other (" + std::to_string(static_cast<int>(e.logical_type->kind)) + ")");
-    }
+// The source table's columns as records (name, manifest type, Parquet
+// physical and logical type; null where the footer states none).
+json::Value SourceColumnsJson(const std::vector<ivf::SourceColumnShape>& columns) {
+  json::Array out;
+  auto or_null = [](const std::optional<std::string>& v) { return v ? json::Value(*v) : json::Value(); };
+  for (const ivf::SourceColumnShape& c : columns) {
+    json::Object o;
+    o.Set("name", json::Value(c.name));
+    o.Set("type", json::Value(c.type));
+    o.Set("physical_type", or_null(c.physical_type));
+    o.Set("logical_type", or_null(c.logical_type));
+    out.emplace_back(std::move(o));
   }
-  if (e.converted_type) {
-    switch (*e.converted_type) {
-      case parquet::ConvertedType::kUtf8: return json::Value("UTF8");
-      case parquet::ConvertedType::kList: return json::Value("LIST");
-      case parquet::ConvertedType::kDate: return json::Value("DATE");
-      case parquet::ConvertedType::kInt32: return json::Value("INT_32");
-      case parquet::ConvertedType::kInt64: return json::Value("INT_64");
-      default: return json::Value("converted (" + std::to_string(static_cast<int>(*e.converted_type)) + ")");
-    }
-  }
-  return json::Value();
-}
-
-// The source table's columns in manifest order: each one's name, manifest
-// type, and the Parquet physical type of its leaf (a list's element) and
-// logical type as the first source file's footer states them (one footer
-// read, added to *bytes_read). Empty without a source table.
-Result<json::Value> SourceColumns(const ivf::Manifest& m, store::ObjectStore& store, uint64_t* bytes_read) {
-  json::Array columns;
-  if (!m.source || m.source->files.empty()) return json::Value(std::move(columns));
-  VIGILO_ASSIGN_OR_RETURN(parquet::Footer footer, ivf::ReadObjectFooter(store, m.source->files[0].object, bytes_read));
-  const std::vector<parquet::SchemaElement>& schema = footer.metadata.schema;
-  for (const ivf::Field& field : m.source->columns) {
-    json::Object c;
-    c.Set("name", json::Value(field.name));
-    c.Set("type", json::Value(field.type.ToString()));
-    json::Value physical, logical;
-    for (size_t i = 1; i < schema.size(); ++i) {
-      if (footer.schema.parent[i] != 0 || schema[i].name != field.name) continue;
-      logical = LogicalTypeName(schema[i]);
-      for (const parquet::LeafColumn& leaf : footer.schema.leaves) {
-        std::vector<std::string_view> names = parquet::LeafPath(schema, footer.schema, leaf);
-        const std::optional<parquet::Type>& type = schema[leaf.schema_index].type;
-        if (!names.empty() && names[0] == field.name && type) {
-          const char* name = parquet::PhysicalTypeName(*type);
-          physical = name ? json::Value(name) : json::Value::Int(static_cast<int32_t>(*type));
-          break;
-        }
-      }
-      break;
-    }
-    c.Set("physical_type", std::move(physical));
-    c.Set("logical_type", std::move(logical));
-    columns.emplace_back(std::move(c));
-  }
-  return json::Value(std::move(columns));
+  return json::Value(std::move(out));
 }
 
 // `vigilo index inspect MANIFEST`: counts, list-size distribution and bytes
@@ -274,7 +227,6 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   engine::Publication& publication = *opened.publication;
   const ivf::Manifest& m = publication.manifest();
   VIGILO_ASSIGN_OR_RETURN(ivf::PublicationShape shape, publication.Inspect());
-  VIGILO_ASSIGN_OR_RETURN(json::Value source_columns, SourceColumns(m, publication.store(), &shape.footer_bytes_read));
   const uint64_t manifest_bytes = publication.manifest_bytes();
   Record bytes;
   bytes.Add("manifest", json::Value::Uint(manifest_bytes));
@@ -291,7 +243,7 @@ Status Inspect(const std::string& path, const OutputFlags& output) {
   r.Add("postings_row_groups", json::Value::Uint(shape.postings_row_groups));
   r.Add("source_rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
   r.Add("source_key", m.source ? json::Value(m.source->key) : json::Value());
-  r.Add("source_columns", std::move(source_columns));
+  r.Add("source_columns", SourceColumnsJson(shape.source_columns));
   r.Add("embedding", EmbeddingSummary(m));
   r.Add("lists", SummaryRecord(shape.lists));
   r.Add("buckets", SummaryRecord(shape.buckets));

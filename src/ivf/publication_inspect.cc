@@ -3,8 +3,73 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string_view>
+
+#include "vigilo/parquet/footer.h"
+#include "vigilo/parquet/schema.h"
 
 namespace vigilo::ivf {
+namespace {
+
+// A top-level column's logical type as Parquet names it (the converted type
+// for older writers), or none.
+std::optional<std::string> LogicalTypeName(const parquet::SchemaElement& e) {
+  using K = parquet::LogicalType::Kind;
+  if (e.logical_type) {
+    switch (e.logical_type->kind) {
+      case K::kString: return "STRING";
+      case K::kList: return "LIST";
+      case K::kDate: return "DATE";
+      case K::kInteger:
+        return "INT(" + std::to_string(e.logical_type->bit_width) + ", " +
+               (e.logical_type->is_signed ? "signed" : "unsigned") + ")";
+      default: return "other (" + std::to_string(static_cast<int>(e.logical_type->kind)) + ")";
+    }
+  }
+  if (e.converted_type) {
+    switch (*e.converted_type) {
+      case parquet::ConvertedType::kUtf8: return "UTF8";
+      case parquet::ConvertedType::kList: return "LIST";
+      case parquet::ConvertedType::kDate: return "DATE";
+      case parquet::ConvertedType::kInt32: return "INT_32";
+      case parquet::ConvertedType::kInt64: return "INT_64";
+      default: return "converted (" + std::to_string(static_cast<int>(*e.converted_type)) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+// The source table's columns, typed from the first source file's footer.
+Result<std::vector<SourceColumnShape>> SourceColumns(const Manifest& m, store::ObjectStore& store,
+                                                     uint64_t* bytes_read) {
+  std::vector<SourceColumnShape> columns;
+  if (!m.source || m.source->files.empty()) return columns;
+  VIGILO_ASSIGN_OR_RETURN(parquet::Footer footer, ReadObjectFooter(store, m.source->files[0].object, bytes_read));
+  const std::vector<parquet::SchemaElement>& schema = footer.metadata.schema;
+  for (const Field& field : m.source->columns) {
+    SourceColumnShape c;
+    c.name = field.name;
+    c.type = field.type.ToString();
+    for (size_t i = 1; i < schema.size(); ++i) {
+      if (footer.schema.parent[i] != 0 || schema[i].name != field.name) continue;
+      c.logical_type = LogicalTypeName(schema[i]);
+      for (const parquet::LeafColumn& leaf : footer.schema.leaves) {
+        std::vector<std::string_view> names = parquet::LeafPath(schema, footer.schema, leaf);
+        const std::optional<parquet::Type>& type = schema[leaf.schema_index].type;
+        if (!names.empty() && names[0] == field.name && type) {
+          const char* name = parquet::PhysicalTypeName(*type);
+          c.physical_type = name ? std::string(name) : std::to_string(static_cast<int32_t>(*type));
+          break;
+        }
+      }
+      break;
+    }
+    columns.push_back(std::move(c));
+  }
+  return columns;
+}
+
+}  // namespace
 
 SizeSummary Summarize(std::vector<uint64_t> values) {
   SizeSummary s;
@@ -59,6 +124,7 @@ Result<PublicationShape> InspectPublication(const Manifest& m, store::ObjectStor
                                       shape.list_rows.begin() + static_cast<std::ptrdiff_t>(off[r + 1]), uint64_t{0}));
   }
   shape.buckets = Summarize(std::move(buckets));
+  VIGILO_ASSIGN_OR_RETURN(shape.source_columns, SourceColumns(m, store, &shape.footer_bytes_read));
   return shape;
 }
 
