@@ -39,6 +39,8 @@ void RegisterStoreCommands(CLI::App& app, Action* action);
 void RegisterIndexEval(CLI::App* index, Action* action);
 // `vigilo index verify` (index_verify.cc), on the `index` subcommand.
 void RegisterIndexVerify(CLI::App* index, Action* action);
+// `vigilo index publish` (index_publish.cc), on the `index` subcommand.
+void RegisterIndexPublish(CLI::App* index, Action* action);
 void RegisterEmbedCommands(CLI::App& app, Action* action);
 
 }  // namespace vigilo::cli

@@ -463,6 +463,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
 
   RegisterIndexEval(index, action);
   RegisterIndexVerify(index, action);
+  RegisterIndexPublish(index, action);
 }
 
 }  // namespace vigilo::cli

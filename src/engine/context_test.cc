@@ -17,11 +17,13 @@
 #include "vigilo/engine/dataset_ingest.h"
 #include "vigilo/engine/locator.h"
 #include "vigilo/engine/publication.h"
+#include "vigilo/engine/publication_publish.h"
 #include "vigilo/engine/roots.h"
 #include "vigilo/engine/settings.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/publication_verify.h"
 #include "vigilo/store/caching_store.h"
+#include "vigilo/store/fault_store.h"
 #include "vigilo/store/forwarding_store.h"
 #include "vigilo/store/memory_store.h"
 #include "vigilo/store/prefixed_store.h"
@@ -422,6 +424,110 @@ TEST_F(MemoryContextTest, ConcurrentSearchesOfOnePublicationAnswerAsALoneSearch)
   for (std::thread& t : threads) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   for (int i = 0; i < kRequests; ++i) EXPECT_EQ(shared[i], lone[i]) << i;
+}
+
+// The hits of one search, as text (query/rank/key/distance per hit).
+std::string SearchText(Context& context, const std::string& locator) {
+  auto publication = Publication::Open(context, locator);
+  EXPECT_TRUE(publication.ok()) << locator << ": " << publication.status().ToString();
+  if (!publication.ok()) return "";
+  SearchRequest request;
+  request.vectors = {{1, 2, 3, 4, 5, 6, 7, 8}, {20, 3, 9, 0, 14, 2, 8, 27}};
+  request.k = 5;
+  request.nprobe = 4;
+  Result<SearchResult> found = (*publication)->Search(request);
+  EXPECT_TRUE(found.ok()) << locator << ": " << found.status().ToString();
+  if (!found.ok()) return "";
+  std::string text;
+  for (size_t i = 0; i < found->result.hits.size(); ++i) {
+    const ivf::QueryHit& h = found->result.hits[i];
+    text += std::to_string(h.query) + "/" + std::to_string(h.rank) + "/" + std::to_string(found->result.keys.integers[i]) +
+            "/" + std::to_string(h.distance) + ";";
+  }
+  return text;
+}
+
+TEST_F(MemoryContextTest, APublishCopiesEveryObjectVerifiedThenTheManifestAndResumes) {
+  const fs::path input = dir_ / "base.fvecs";
+  WriteVectors(input);
+  ivf::BuildOptions local = SmallBuild(input, dir_ / "scratch");
+  local.out = (dir_ / "pub").string();
+  Result<ivf::BuildSummary> built = ivf::BuildPublication(local);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const std::string source = (dir_ / "pub").string();
+
+  // Interrupted after the second object: DEST has objects, no manifest.
+  store::MemoryStore bucket;
+  store::FaultInjectingStore crashing(bucket, store::FaultPlan().On(store::StoreOp::kBeginCreate, store::FaultKind::kCrash,
+                                                                    /*skip=*/2));
+  ASSERT_TRUE(context_->RegisterStore("crashing", crashing).ok());
+  ASSERT_TRUE(context_->RegisterStore("bucket", bucket).ok());
+  Result<PublishReport> interrupted = PublishPublication(*context_, source, "crashing:pubs/a");
+  ASSERT_FALSE(interrupted.ok());
+  EXPECT_FALSE(bucket.Head("pubs/a/manifest.json").ok());
+  EXPECT_TRUE(bucket.Head("pubs/a/" + built->manifest.hierarchy.centroids.path).ok());
+
+  // The rerun skips what is there and publishes.
+  std::vector<PublishProgress> seen;
+  PublishOptions options;
+  options.progress = [&](const PublishProgress& p) { seen.push_back(p); };
+  options.piece_bytes = 1000;  // several pieces per object
+  Result<PublishReport> resumed = PublishPublication(*context_, source, "bucket:pubs/a", options);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().ToString();
+  EXPECT_EQ(resumed->outcome, PublishOutcome::kPublished);
+  EXPECT_EQ(resumed->already_present, 2u);
+  EXPECT_EQ(resumed->copied + resumed->already_present, resumed->objects);
+  EXPECT_EQ(resumed->manifest, "bucket:pubs/a/manifest.json");
+  EXPECT_EQ(resumed->artifact_uuid, built->manifest.artifact_uuid.ToString());
+  ASSERT_EQ(seen.size(), resumed->objects);
+  EXPECT_EQ(seen.back().bytes_done, resumed->bytes_total);
+  // The manifest is the source's bytes, and the copy answers as the source.
+  std::ifstream in(dir_ / "pub" / "manifest.json", std::ios::binary);
+  const std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bucket.Get("pubs/a/manifest.json")->view(), manifest);
+  EXPECT_EQ(SearchText(*context_, "bucket:pubs/a"), SearchText(*context_, source));
+  Result<ivf::VerifyReport> verified =
+      ivf::VerifyPublicationFrom(**store::MakePrefixedStore(std::make_unique<store::ForwardingStore>(bucket), "pubs/a"),
+                                 "manifest.json", ivf::VerifyOptions{});
+  ASSERT_TRUE(verified.ok()) << verified.status().ToString();
+  EXPECT_TRUE(verified->ok());
+
+  // Again: unchanged. Into a directory: the same files.
+  Result<PublishReport> again = PublishPublication(*context_, "bucket:pubs/a", "bucket:pubs/a");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->outcome, PublishOutcome::kUnchanged);
+  Result<PublishReport> to_dir = PublishPublication(*context_, "bucket:pubs/a", (dir_ / "copy").string());
+  ASSERT_TRUE(to_dir.ok()) << to_dir.status().ToString();
+  EXPECT_EQ(SearchText(*context_, (dir_ / "copy").string()), SearchText(*context_, source));
+
+  // Another publication at DEST is refused naming both artifacts; nothing changes.
+  ivf::BuildOptions other = SmallBuild(input, dir_ / "scratch");
+  other.out = (dir_ / "other").string();
+  other.seed = local.seed + 1;
+  Result<ivf::BuildSummary> built_other = ivf::BuildPublication(other);
+  ASSERT_TRUE(built_other.ok());
+  Result<PublishReport> clash = PublishPublication(*context_, (dir_ / "other").string(), "bucket:pubs/a");
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(clash.status().message().find(built->manifest.artifact_uuid.ToString()), std::string_view::npos);
+  EXPECT_NE(clash.status().message().find(built_other->manifest.artifact_uuid.ToString()), std::string_view::npos);
+  EXPECT_EQ(bucket.Get("pubs/a/manifest.json")->view(), manifest);
+
+  // A source object that is not the manifest's is never committed at DEST.
+  const std::string centroids = (dir_ / "pub" / built->manifest.hierarchy.centroids.path).string();
+  {
+    std::fstream f(centroids, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(10);
+    f.put('\x7f');
+  }
+  Result<PublishReport> corrupt = PublishPublication(*context_, source, "bucket:pubs/b");
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_EQ(corrupt.status().code(), StatusCode::kIntegrityError) << corrupt.status().ToString();
+  EXPECT_FALSE(bucket.Head("pubs/b/" + built->manifest.hierarchy.centroids.path).ok());
+  EXPECT_FALSE(bucket.Head("pubs/b/manifest.json").ok());
+
+  // A URL is no destination.
+  EXPECT_EQ(PublishPublication(*context_, source, "http://127.0.0.1:9/x").status().path(), "destination");
 }
 
 TEST_F(MemoryContextTest, LocatorsThatNameNothingUsableAreRefused) {

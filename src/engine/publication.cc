@@ -130,6 +130,7 @@ struct Publication::State {
   std::unique_ptr<store::ObjectStore> store;
   ivf::Manifest manifest;
   uint64_t manifest_bytes = 0;
+  store::Bytes manifest_text;  // exactly as read
   std::mutex mu;
   std::vector<std::unique_ptr<ivf::PublicationReader>> idle;  // guarded by mu
 };
@@ -172,6 +173,7 @@ Publication::~Publication() = default;
 
 const ivf::Manifest& Publication::manifest() const { return state_->manifest; }
 uint64_t Publication::manifest_bytes() const { return state_->manifest_bytes; }
+std::string_view Publication::manifest_text() const { return state_->manifest_text.view(); }
 store::ObjectStore& Publication::store() { return *state_->store; }
 ivf::FetchStats Publication::manifest_fetch() const {
   return ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = state_->manifest_bytes, .cache_hits = 0};
@@ -202,6 +204,7 @@ Result<std::unique_ptr<Publication>> Publication::Open(Context& context, std::st
   state->store = std::move(where.store);
   state->manifest = std::move(*manifest);
   state->manifest_bytes = bytes->size();
+  state->manifest_text = *std::move(bytes);
   return std::unique_ptr<Publication>(new Publication(std::move(state)));
 }
 

@@ -140,6 +140,20 @@ else
   fail "index inspect differs: $(diff "$tmp/inspect-s3.json" "$tmp/inspect-local.json" | head -c 400)"
 fi
 
+# ---- index publish: the local publication copied into the bucket ----
+check "index publish DIR lake:pubs/two" "$vigilo" index publish "$tmp/pub" lake:pubs/two --json
+if jq -e '.outcome == "published" and .copied == .objects' "$tmp/check.out" >/dev/null; then
+  pass "index publish copied every object"
+else
+  fail "index publish: $(cat "$tmp/check.out")"
+fi
+cp "$tmp/check.out" "$tmp/publish.out"
+check "index publish again" "$vigilo" index publish "$tmp/pub" lake:pubs/two --json
+if jq -e '.outcome == "unchanged"' "$tmp/check.out" >/dev/null; then pass "a second publish is unchanged"; else fail "publish again: $(cat "$tmp/check.out")"; fi
+remote=lake:pubs/two/manifest.json
+same "index query of the published copy" index query MANIFEST --queries "$tmp/q.jsonl" -k 5 --nprobe 4 --json
+check "index verify of the published copy" "$vigilo" index verify "$remote"
+
 # ---- errors name the alias and the key, never a secret ----
 "$vigilo" index query lake:pubs/none/manifest.json --queries "$tmp/q.jsonl" >"$tmp/missing.out" 2>&1
 if grep -q "not_found" "$tmp/missing.out"; then pass "a missing publication is not_found"; else fail "missing publication: $(cat "$tmp/missing.out")"; fi
@@ -147,6 +161,6 @@ sed "s/$secret_key/wrong$secret_key/" "$tmp/credentials" >"$tmp/credentials.wron
 sed "s|$tmp/credentials\"|$tmp/credentials.wrong\"|" "$tmp/stores.json" >"$tmp/stores.wrong.json"
 VIGILO_STORES=$tmp/stores.wrong.json "$vigilo" dataset verify geo --store lake >"$tmp/wrong.out" 2>&1
 if grep -q "SignatureDoesNotMatch" "$tmp/wrong.out"; then pass "a wrong secret is SignatureDoesNotMatch"; else fail "wrong secret: $(cat "$tmp/wrong.out")"; fi
-clean "every command" "$tmp/ingest.out" "$tmp/build-s3.out" "$tmp/s3.out" "$tmp/missing.out" "$tmp/wrong.out" \
+clean "every command" "$tmp/ingest.out" "$tmp/build-s3.out" "$tmp/publish.out" "$tmp/s3.out" "$tmp/missing.out" "$tmp/wrong.out" \
   "$tmp/show-s3.json" "$tmp/inspect-s3.json"
 finish

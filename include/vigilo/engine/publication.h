@@ -87,6 +87,8 @@ class Publication {
 
   const ivf::Manifest& manifest() const;
   uint64_t manifest_bytes() const;
+  // The manifest's bytes exactly as read (what a publish copies).
+  std::string_view manifest_text() const;
   // The store its objects are read through (keys: manifest paths).
   store::ObjectStore& store();
   // The manifest's own fetch, for counting.
