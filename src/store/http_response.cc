@@ -1,6 +1,8 @@
 #include "http_response.h"
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 #include <string>
 
 namespace vigilo::store {
@@ -212,6 +214,58 @@ Status CheckBodyLength(const Expectation& expectation, const RangeRequest& reque
   return IntegrityError(StatusText(expectation.status) + " with a body of " + std::to_string(length) +
                         " bytes, expected " + std::to_string(*expectation.body_expected))
       .WithPath(std::string(request.key));
+}
+
+// Byte offsets travel as curl_off_t and in servers as off_t: a range ending
+// past this is past the end of any object a server can hold.
+constexpr uint64_t kMaxRemoteOffset = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+
+Status CheckRemoteGet(std::string_view key, const GetOptions& options) {
+  auto fail = [&](Status status) { return std::move(status).WithPath(std::string(key)); };
+  if (options.range) {
+    const ByteRange& range = *options.range;
+    if (range.length > options.max_bytes) {
+      return fail(LimitExceeded("reading " + std::to_string(range.length) + " bytes exceeds the limit of " +
+                                std::to_string(options.max_bytes)));
+    }
+    if (range.offset > kMaxRemoteOffset || range.length > kMaxRemoteOffset - range.offset) {
+      return fail(OutOfRange("range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
+                             ") is past the end of any remote object"));
+    }
+  } else if (options.expected_size && *options.expected_size > options.max_bytes) {
+    return fail(LimitExceeded("reading " + std::to_string(*options.expected_size) + " bytes exceeds the limit of " +
+                              std::to_string(options.max_bytes)));
+  }
+  return Status::Ok();
+}
+
+// Reserved up front at most: a Content-Length is the server's claim, not a
+// size worth allocating before a byte arrives.
+constexpr uint64_t kMaxBodyReserve = uint64_t{64} << 20;
+
+Result<bool> RangeBody::Begin(const ResponseHead& head) {
+  VIGILO_ASSIGN_OR_RETURN(expectation_, CheckHead(head, request_));
+  if (expectation_.empty_answer) return false;
+  if (expectation_.body_expected) {
+    body_.reserve(static_cast<size_t>(std::min(*expectation_.body_expected, kMaxBodyReserve)));
+  }
+  return true;
+}
+
+Status RangeBody::Add(std::span<const uint8_t> bytes) {
+  VIGILO_RETURN_IF_ERROR(CheckBodyGrowth(expectation_, request_, body_.size(), bytes.size()));
+  body_.insert(body_.end(), bytes.begin(), bytes.end());
+  return Status::Ok();
+}
+
+Status RangeBody::Finish() const {
+  if (expectation_.empty_answer) return Status::Ok();
+  return CheckBodyLength(expectation_, request_, body_.size());
+}
+
+Bytes RangeBody::Take() {
+  if (expectation_.empty_answer || request_.probe) return Bytes();
+  return Bytes::FromVector(std::move(body_));
 }
 
 }  // namespace vigilo::store

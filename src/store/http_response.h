@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "vigilo/common/byte_range.h"
 #include "vigilo/common/result.h"
@@ -85,5 +87,31 @@ Status CheckBodyGrowth(const Expectation& expectation, const RangeRequest& reque
 
 // The complete body's length against body_expected.
 Status CheckBodyLength(const Expectation& expectation, const RangeRequest& request, uint64_t length);
+
+// What a remote GET is refused for before any request is sent: a range or
+// an expected size over max_bytes (LimitExceeded), or a range ending past
+// any offset curl_off_t and a server's off_t can hold (OutOfRange). Errors
+// name `key`.
+Status CheckRemoteGet(std::string_view key, const GetOptions& options);
+
+// The body of one GET (whole or a single range) as it arrives, held to the
+// rules above: Begin once the final head is in (CheckHead), Add for each
+// piece (CheckBodyGrowth), Finish at the end (CheckBodyLength), then Take.
+// The http(s) store's and the s3 store's GET answers both keep one.
+class RangeBody {
+ public:
+  explicit RangeBody(RangeRequest request) : request_(request) {}
+  // False: the answer is empty and no body is read.
+  Result<bool> Begin(const ResponseHead& head);
+  Status Add(std::span<const uint8_t> bytes);
+  Status Finish() const;
+  // The bytes the caller asked for (none for an empty answer or a probe).
+  Bytes Take();
+
+ private:
+  RangeRequest request_;
+  Expectation expectation_;
+  std::vector<uint8_t> body_;
+};
 
 }  // namespace vigilo::store

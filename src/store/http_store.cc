@@ -13,54 +13,24 @@
 namespace vigilo::store {
 namespace {
 
-// Byte offsets travel as curl_off_t and in nginx as off_t: a range ending
-// past this is past the end of any object a server can hold.
-constexpr uint64_t kMaxRemoteOffset = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-
-// Reserved up front at most: a Content-Length is the server's claim, not a
-// size worth allocating before a byte arrives.
-constexpr uint64_t kMaxBodyReserve = uint64_t{64} << 20;
-
 // The answer to one Get, checked as it arrives: the callbacks stop a
 // transfer as soon as its answer is known to be wrong (a 200 to a ranged
 // request is not downloaded). The rules themselves are in http_response.h.
 class RangeAnswer final : public http::ResponseHandler {
  public:
-  explicit RangeAnswer(RangeRequest request) : request_(request) {}
+  explicit RangeAnswer(RangeRequest request) : body_(request) {}
 
   Status OnHeaderLine(std::string_view line) override { return AddHeaderLine(head_, line); }
-
-  Result<bool> OnHeadComplete() override {
-    VIGILO_ASSIGN_OR_RETURN(expectation_, CheckHead(head_, request_));
-    if (expectation_.empty_answer) return false;
-    if (expectation_.body_expected) {
-      body_.reserve(static_cast<size_t>(std::min(*expectation_.body_expected, kMaxBodyReserve)));
-    }
-    return true;
-  }
-
-  Status OnBody(std::span<const uint8_t> bytes) override {
-    VIGILO_RETURN_IF_ERROR(CheckBodyGrowth(expectation_, request_, body_.size(), bytes.size()));
-    body_.insert(body_.end(), bytes.begin(), bytes.end());
-    return Status::Ok();
-  }
-
-  Status OnComplete() override {
-    if (expectation_.empty_answer) return Status::Ok();
-    return CheckBodyLength(expectation_, request_, body_.size());
-  }
+  Result<bool> OnHeadComplete() override { return body_.Begin(head_); }
+  Status OnBody(std::span<const uint8_t> bytes) override { return body_.Add(bytes); }
+  Status OnComplete() override { return body_.Finish(); }
 
   // The bytes the caller asked for, once the transfer succeeded.
-  Bytes TakeBytes() {
-    if (expectation_.empty_answer || request_.probe) return Bytes();
-    return Bytes::FromVector(std::move(body_));
-  }
+  Bytes TakeBytes() { return body_.Take(); }
 
  private:
-  RangeRequest request_;
   ResponseHead head_;
-  Expectation expectation_;
-  std::vector<uint8_t> body_;
+  RangeBody body_;
 };
 
 // What a Get sends, decided before any request: the range header's range
@@ -72,23 +42,11 @@ struct PlannedGet {
 
 Result<PlannedGet> PlanRequest(std::string_view key, const GetOptions& options) {
   VIGILO_RETURN_IF_ERROR(ValidateStoreKey(key));
-  auto fail = [&](Status status) { return std::move(status).WithPath(std::string(key)); };
+  VIGILO_RETURN_IF_ERROR(CheckRemoteGet(key, options));
   PlannedGet planned;
   if (options.range) {
-    const ByteRange& range = *options.range;
-    if (range.length > options.max_bytes) {
-      return fail(LimitExceeded("reading " + std::to_string(range.length) + " bytes exceeds the limit of " +
-                                std::to_string(options.max_bytes)));
-    }
-    if (range.offset > kMaxRemoteOffset || range.length > kMaxRemoteOffset - range.offset) {
-      return fail(OutOfRange("range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
-                             ") is past the end of any remote object"));
-    }
-    planned.probe = range.length == 0;
-    planned.sent = planned.probe ? ByteRange{range.offset, 1} : range;
-  } else if (options.expected_size && *options.expected_size > options.max_bytes) {
-    return fail(LimitExceeded("reading " + std::to_string(*options.expected_size) + " bytes exceeds the limit of " +
-                              std::to_string(options.max_bytes)));
+    planned.probe = options.range->length == 0;
+    planned.sent = planned.probe ? ByteRange{options.range->offset, 1} : *options.range;
   }
   return planned;
 }

@@ -28,10 +28,6 @@ using s3::Settings;
 
 // An error answer's body is read up to this for its <Code>; the rest is dropped.
 constexpr size_t kMaxErrorBody = 8 << 10;
-// Byte offsets travel as curl_off_t: a range past this is past any object.
-constexpr uint64_t kMaxRemoteOffset = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-// Reserved up front at most for a body (a Content-Length is a claim).
-constexpr uint64_t kMaxBodyReserve = uint64_t{64} << 20;
 
 constexpr std::string_view kEmptySha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
@@ -115,40 +111,21 @@ class StatusAnswer final : public AnswerBase {
 // S3 code instead.
 class GetAnswer final : public AnswerBase {
  public:
-  GetAnswer(std::string key, RangeRequest request) : AnswerBase(std::move(key)), request_(request) {}
+  GetAnswer(std::string key, RangeRequest request) : AnswerBase(std::move(key)), body_(request) {}
 
   Result<bool> OnHeadComplete() override {
     if (head_.status >= 300 && head_.status != 416) {
       error_ = true;
       return true;
     }
-    VIGILO_ASSIGN_OR_RETURN(expectation_, CheckHead(head_, request_));
-    if (expectation_.empty_answer) return false;
-    if (expectation_.body_expected) {
-      body_.reserve(static_cast<size_t>(std::min(*expectation_.body_expected, kMaxBodyReserve)));
-    }
-    return true;
+    return body_.Begin(head_);
   }
-  Status OnBody(std::span<const uint8_t> bytes) override {
-    if (error_) return CollectError(bytes);
-    VIGILO_RETURN_IF_ERROR(CheckBodyGrowth(expectation_, request_, body_.size(), bytes.size()));
-    body_.insert(body_.end(), bytes.begin(), bytes.end());
-    return Status::Ok();
-  }
-  Status OnComplete() override {
-    if (error_) return ErrorStatus();
-    if (expectation_.empty_answer) return Status::Ok();
-    return CheckBodyLength(expectation_, request_, body_.size());
-  }
-  Bytes TakeBytes() {
-    if (expectation_.empty_answer) return Bytes();
-    return Bytes::FromVector(std::move(body_));
-  }
+  Status OnBody(std::span<const uint8_t> bytes) override { return error_ ? CollectError(bytes) : body_.Add(bytes); }
+  Status OnComplete() override { return error_ ? ErrorStatus() : body_.Finish(); }
+  Bytes TakeBytes() { return body_.Take(); }
 
  private:
-  RangeRequest request_;
-  Expectation expectation_;
-  std::vector<uint8_t> body_;
+  RangeBody body_;
 };
 
 // The read-back after a 412: the existing object compared with the bytes
@@ -373,24 +350,8 @@ class S3Store final : public ObjectStore {
   // The range a Get sends (none: the whole object), or its refusal.
   Result<std::optional<ByteRange>> Plan(std::string_view key, const GetOptions& options) const {
     VIGILO_RETURN_IF_ERROR(CheckKey(key));
-    auto fail = [&](Status status) { return std::move(status).WithPath(std::string(key)); };
-    if (options.range) {
-      const ByteRange& range = *options.range;
-      if (range.length > options.max_bytes) {
-        return fail(LimitExceeded("reading " + std::to_string(range.length) + " bytes exceeds the limit of " +
-                                  std::to_string(options.max_bytes)));
-      }
-      if (range.offset > kMaxRemoteOffset || range.length > kMaxRemoteOffset - range.offset) {
-        return fail(OutOfRange("range [" + std::to_string(range.offset) + ", +" + std::to_string(range.length) +
-                               ") is past the end of any remote object"));
-      }
-      return std::optional<ByteRange>(range);
-    }
-    if (options.expected_size && *options.expected_size > options.max_bytes) {
-      return fail(LimitExceeded("reading " + std::to_string(*options.expected_size) + " bytes exceeds the limit of " +
-                                std::to_string(options.max_bytes)));
-    }
-    return std::optional<ByteRange>();
+    VIGILO_RETURN_IF_ERROR(CheckRemoteGet(key, options));
+    return options.range;
   }
 
   Result<Bytes> EmptyRead(std::string_view key, const GetOptions& options) {
