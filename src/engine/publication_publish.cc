@@ -67,9 +67,9 @@ std::vector<const ivf::ObjectDescriptor*> ReferencedObjects(const ivf::Manifest&
   return out;
 }
 
-Status Cancelled(const PublishOptions& options) {
+Status CheckCancelled(const PublishOptions& options) {
   if (options.cancel != nullptr && options.cancel->cancelled()) {
-    return vigilo::Cancelled("the publish was cancelled; DEST has no manifest, and a rerun resumes");
+    return Cancelled("the publish was cancelled; DEST has no manifest, and a rerun resumes");
   }
   return Status::Ok();
 }
@@ -81,7 +81,7 @@ Result<std::string> StreamObject(store::ObjectStore& from, const ivf::ObjectDesc
   Sha256Hasher hasher;
   const uint64_t piece = std::max<uint64_t>(1, options.piece_bytes);
   for (uint64_t offset = 0; offset < d.size; offset += piece) {
-    VIGILO_RETURN_IF_ERROR(Cancelled(options));
+    VIGILO_RETURN_IF_ERROR(CheckCancelled(options));
     store::GetOptions get;
     get.range = ByteRange{offset, std::min(piece, d.size - offset)};
     get.expected_size = d.size;
@@ -194,7 +194,7 @@ Result<PublishReport> PublishPublication(Context& context, std::string_view sour
   PublishProgress progress{.objects_done = 0, .objects_total = report.objects, .bytes_done = 0,
                            .bytes_total = report.bytes_total};
   for (const ivf::ObjectDescriptor* d : objects) {
-    VIGILO_RETURN_IF_ERROR(Cancelled(options));
+    VIGILO_RETURN_IF_ERROR(CheckCancelled(options));
     VIGILO_ASSIGN_OR_RETURN(bool present, PresentAtDestination(*dest.store, *d, options));
     bool created = false;
     if (!present) {
@@ -210,7 +210,7 @@ Result<PublishReport> PublishPublication(Context& context, std::string_view sour
     progress.bytes_done += d->size;
     if (options.progress) options.progress(progress);
   }
-  VIGILO_RETURN_IF_ERROR(Cancelled(options));
+  VIGILO_RETURN_IF_ERROR(CheckCancelled(options));
   // The manifest last, with the source's exact bytes.
   const auto* data = reinterpret_cast<const uint8_t*>(manifest_bytes.data());
   Result<store::CreateResult> created =
