@@ -1,8 +1,9 @@
 // Page codecs. Which of SNAPPY, GZIP and ZSTD a build decodes is CMake's
 // choice (VIGILO_PARQUET_CODECS, src/parquet/CMakeLists.txt): the native
-// build links all three libraries; the WebAssembly read core (src/web) has
-// none of them and declines those pages with Unimplemented naming the codec,
-// never decoding them wrongly (docs/format/wasm.md).
+// build links all three system libraries, the WebAssembly read core (src/web)
+// the same three compiled from Debian's sources; a build without one declines
+// its pages with Unimplemented naming the codec, never decoding them wrongly
+// (docs/format/wasm.md).
 #include "vigilo/parquet/compression.h"
 
 #if !defined(VIGILO_PARQUET_SNAPPY) || !defined(VIGILO_PARQUET_GZIP) || !defined(VIGILO_PARQUET_ZSTD)
