@@ -8,7 +8,7 @@ root=${1:?usage: check_layers.sh SOURCE_DIR}
 cd "$root"
 
 declare -A rank=([common]=0 [json]=1 [hash]=1 [parquet]=2 [store]=3 [control]=4
-                 [ivf]=5 [cases]=5 [engine]=6 [cli]=7 [web]=7)
+                 [ivf]=5 [cases]=5 [engine]=6 [cli]=7 [web]=7 [python]=7)
 failures=0
 
 for dir in src/* include/vigilo/*; do

@@ -1,0 +1,291 @@
+// Datasets from Python: open_store, ingest, list, and one dataset's info,
+// verify, cases and export (engine/dataset_ingest.h, dataset_read.h). The
+// records are the CLI's `--json` records field for field, built here from
+// the same engine results (tests/python compares them with the CLI's).
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "interrupt.h"
+#include "roots.h"
+#include "vigilo/cases/dataset_reader.h"
+#include "vigilo/engine/dataset_ingest.h"
+#include "vigilo/engine/dataset_read.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/parquet/writer.h"
+
+namespace vigilo::python {
+namespace {
+
+json::Value Uint(uint64_t v) { return json::Value::Uint(v); }
+json::Value OptionalString(const std::optional<std::string>& s) { return s ? json::Value(*s) : json::Value(); }
+
+// Opens (and so checks) the store a spec names, read-only; what a Store
+// object shows. Operations open it again for their own use (writable, or
+// within a store set).
+py::dict OpenStore(Session& session, const std::string& spec) {
+  store::ResolvedStore resolved = [&] {
+    py::gil_scoped_release release;
+    std::lock_guard lock(session.mutex());
+    return Unwrap(session.context().OpenStore(spec, store::OpenOptions{}));
+  }();
+  py::dict out;
+  out["alias"] = resolved.alias;
+  out["display"] = resolved.display;
+  return out;
+}
+
+// The CLI's rule: --format, else the file name (.jsonl/.ndjson: JSON Lines).
+engine::InputFormat ChooseFormat(const std::string& path, const std::string& format) {
+  if (format == "json") return engine::InputFormat::kDatasetJson;
+  if (format == "jsonl") return engine::InputFormat::kCaseLines;
+  if (!format.empty()) Check(InvalidArgument("expected json or jsonl, got '" + format + "'").WithPath("format"));
+  auto ends = [&path](std::string_view s) { return path.size() >= s.size() && path.ends_with(s); };
+  return ends(".jsonl") || ends(".ndjson") ? engine::InputFormat::kCaseLines : engine::InputFormat::kDatasetJson;
+}
+
+py::object Ingest(Session& session, const std::string& path, const std::string& store, const std::string& name,
+                  bool replace, const std::string& format, const std::string& dataset_id,
+                  std::optional<std::string> dataset_version, const std::string& derive_ids) {
+  engine::IngestInput input;
+  input.path = path;
+  input.format = ChooseFormat(path, format);
+  if (input.format == engine::InputFormat::kCaseLines) {
+    input.lines.dataset_id = dataset_id;
+    input.lines.dataset_version = std::move(dataset_version);
+    input.lines.derive_ids_from = derive_ids;
+    Check(cases::ValidateCaseLinesOptions(input.lines));
+  } else if (!dataset_id.empty() || dataset_version || !derive_ids.empty()) {
+    Check(InvalidArgument("dataset_id, dataset_version and derive_ids apply to JSON Lines input only (a dataset "
+                          "document carries its own fields)"));
+  }
+  if (!name.empty()) Check(control::ValidateRootName(name));
+  engine::IngestOptions options;
+  options.name = name;
+  options.replace = replace;
+  options.scratch_dir = session.scratch();
+  store::CancelToken cancel;
+  InterruptGuard interrupt(cancel);
+  options.cancel = &cancel;
+  Result<engine::IngestResult> done = [&]() -> Result<engine::IngestResult> {
+    py::gil_scoped_release release;
+    std::lock_guard lock(session.mutex());
+    VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<engine::WriteSession> write,
+                            engine::OpenWriteSession(session.context(), store, /*create_root=*/true));
+    return engine::IngestDataset(input, options, write->target);
+  }();
+  if (!done.ok()) Check(interrupt.Explain(done.status(), "the attempt is kept for a rerun"));
+  json::Object o;
+  AddPublicationReport(*done, o);
+  o.Set("dataset_id", json::Value(done->manifest.dataset_id));
+  o.Set("dataset_hash", json::Value(done->manifest.dataset_hash));
+  o.Set("dataset_version_id", json::Value(done->manifest.dataset_version_id.ToString()));
+  o.Set("case_count", Uint(static_cast<uint64_t>(done->manifest.case_count)));
+  o.Set("input_bytes", Uint(done->input_bytes));
+  o.Set("verified_bytes", Uint(done->verified_bytes));
+  o.Set("cleanup_deleted", Uint(done->cleanup_deleted));
+  return ToPython(json::Value(std::move(o)));
+}
+
+// `dataset list` / `run list`: one record per published name.
+py::object List(Session& session, const std::string& ns_name) {
+  control::Namespace ns = Unwrap(control::Namespace::Named(ns_name));
+  const std::string object = ns == control::Namespace::kRuns ? "plan" : "manifest";
+  std::vector<engine::PublishedName> names;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(session.mutex());
+    names = Unwrap(engine::ListPublishedNames(session.context(), ns));
+  }
+  json::Array rows;
+  for (const engine::PublishedName& name : names) {
+    const control::RootRecord& root = name.record;
+    json::Value value = Unwrap(json::Parse(root.value));
+    cases::ObjectRef ref = Unwrap(cases::ObjectRef::FromJson(value, "$"));
+    json::Object r;
+    r.Set("name", json::Value(root.name));
+    r.Set("version", Uint(root.version));
+    r.Set("published_at", json::Value(control::FormatWallTime(root.published_at)));
+    r.Set("store", json::Value(name.store));
+    r.Set(object + "_key", json::Value(ref.key));
+    r.Set(object + "_digest", json::Value(ref.digest));
+    rows.push_back(json::Value(std::move(r)));
+  }
+  return ToPython(json::Value(std::move(rows)));
+}
+
+json::Value RefJson(const cases::ObjectRef& ref) {
+  json::Object o;
+  o.Set("storage_alias", json::Value(ref.storage_alias));
+  o.Set("key", json::Value(ref.key));
+  o.Set("digest", json::Value(ref.digest));
+  o.Set("byte_count", Uint(ref.byte_count));
+  return json::Value(std::move(o));
+}
+
+// `dataset show`.
+py::object Info(Root& root) {
+  engine::DatasetOverview overview;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(root.mutex);
+    overview = Unwrap(engine::ShowDataset(root.opened.resolved.root, root.budget, root.opened.fetch));
+  }
+  const cases::DatasetManifest& m = overview.manifest;
+  json::Object r;
+  AddPublication(root.opened.resolved, r);
+  r.Set("dataset_id", json::Value(m.dataset_id));
+  r.Set("dataset_version", OptionalString(m.dataset_version));
+  r.Set("dataset_version_id", json::Value(m.dataset_version_id.ToString()));
+  r.Set("dataset_hash", json::Value(m.dataset_hash));
+  r.Set("case_count", Uint(static_cast<uint64_t>(m.case_count)));
+  json::Array fields;
+  for (const auto& [key, value] : overview.source_fields.fields) fields.push_back(json::Value(key));
+  r.Set("source_fields", json::Value(std::move(fields)));
+  json::Object limits;
+  limits.Set("max_cases", Uint(m.batch_limits.max_cases));
+  limits.Set("max_bytes", Uint(m.batch_limits.max_bytes));
+  r.Set("batch_limits", json::Value(std::move(limits)));
+  r.Set("batch_count", Uint(overview.batch_count));
+  r.Set("index_levels", Uint(static_cast<uint64_t>(m.batches.level) + 1));
+  r.Set("index_page_count", Uint(overview.index_page_count));
+  r.Set("object_count", Uint(overview.object_count));
+  r.Set("object_bytes", Uint(overview.object_bytes));
+  r.Set("root", RefJson(root.opened.resolved.root));
+  return ToPython(json::Value(std::move(r)));
+}
+
+// `dataset verify`: every object, record and identity.
+py::object Verify(Root& root) {
+  cases::ReadDatasetSummary summary = [&] {
+    py::gil_scoped_release release;
+    std::lock_guard lock(root.mutex);
+    return Unwrap(
+        cases::ReadDataset(root.opened.resolved.root, root.budget, root.session->scratch(), root.opened.fetch));
+  }();
+  json::Object r;
+  AddPublication(root.opened.resolved, r);
+  r.Set("verified", json::Value(true));
+  r.Set("dataset_id", json::Value(summary.manifest.dataset_id));
+  r.Set("dataset_hash", json::Value(summary.manifest.dataset_hash));
+  r.Set("dataset_version_id", json::Value(summary.manifest.dataset_version_id.ToString()));
+  r.Set("case_count", Uint(static_cast<uint64_t>(summary.manifest.case_count)));
+  r.Set("batch_count", Uint(summary.batch_count));
+  r.Set("index_page_count", Uint(summary.index_page_count));
+  r.Set("object_bytes", Uint(summary.object_bytes));
+  return ToPython(json::Value(std::move(r)));
+}
+
+// `dataset cases --from --to`: the canonical lines of [from, to), parsed.
+// The caller (vigilo.Dataset.cases) asks for one batch's worth at a time,
+// so what is held is bounded by the batch limits.
+py::list ReadCases(Root& root, int32_t from, int32_t to) {
+  std::vector<std::string> lines;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard lock(root.mutex);
+    Unwrap(engine::ReadDatasetCases(root.opened.resolved.root, root.budget, root.opened.fetch, from, to,
+                                    [&lines](const cases::CaseRecord&, std::string_view line) {
+                                      lines.emplace_back(line);
+                                      return Status::Ok();
+                                    }));
+  }
+  py::list out;
+  for (const std::string& line : lines) out.append(JsonTextToPython(line));
+  return out;
+}
+
+// `dataset export -o FILE`: written beside FILE and renamed onto it only
+// once the export verified, so FILE is either as it was or the whole export.
+py::object Export(Root& root, const std::string& path) {
+  const std::filesystem::path file(path);
+  const std::string temporary =
+      (file.parent_path() / ("." + file.filename().string() + ".vigilo-export-" + std::to_string(::getpid())))
+          .string();
+  store::CancelToken cancel;
+  InterruptGuard interrupt(cancel);
+  Result<engine::ExportSummary> exported = [&]() -> Result<engine::ExportSummary> {
+    py::gil_scoped_release release;
+    std::lock_guard lock(root.mutex);
+    Result<std::unique_ptr<parquet::FileSink>> sink = parquet::FileSink::Create(temporary);
+    if (!sink.ok()) return Status(sink.status().code(), std::string(sink.status().message())).WithPath(path);
+    auto out = [&sink](std::string_view bytes) {
+      return (*sink)->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    };
+    Result<engine::ExportSummary> done =
+        engine::ExportDataset(root.opened.resolved.root, root.budget, root.opened.fetch, out, &cancel);
+    Status closed = (*sink)->Close();
+    std::error_code ec;
+    if (done.ok() && !closed.ok()) done = closed;
+    if (done.ok()) {
+      std::filesystem::rename(temporary, file, ec);
+      if (ec) done = IoError("cannot rename the finished export into place: " + ec.message()).WithPath(path);
+    }
+    if (!done.ok()) std::filesystem::remove(temporary, ec);
+    return done;
+  }();
+  if (!exported.ok()) Check(interrupt.Explain(exported.status(), ("nothing was exported, and " + path +
+                                                                   " is as it was").c_str()));
+  json::Object r;
+  r.Set("bytes_written", Uint(exported->bytes_written));
+  r.Set("case_count", Uint(exported->case_count));
+  r.Set("dataset_hash", json::Value(exported->dataset_hash));
+  return ToPython(json::Value(std::move(r)));
+}
+
+}  // namespace
+
+std::shared_ptr<Root> OpenRoot(std::shared_ptr<Session> session, const std::string& target, const std::string& store,
+                               control::Namespace ns) {
+  auto root = std::make_shared<Root>(session, ns);
+  py::gil_scoped_release release;
+  engine::RootLocator locator = Unwrap(engine::ParseRootLocator(target, ns));
+  std::lock_guard lock(session->mutex());
+  root->opened = Unwrap(engine::OpenPublishedRoot(session->context(), locator, store, ns));
+  return root;
+}
+
+void AddPublication(const engine::ResolvedRoot& resolved, json::Object& o) {
+  if (!resolved.record) return;
+  o.Set("name", json::Value(resolved.record->name));
+  o.Set("version", json::Value::Uint(resolved.record->version));
+  o.Set("published_at", json::Value(control::FormatWallTime(resolved.record->published_at)));
+}
+
+void AddPublicationReport(const engine::PublicationReport& report, json::Object& o) {
+  o.Set("outcome", json::Value(std::string(engine::RootOutcomeName(report.outcome))));
+  o.Set("name", json::Value(report.name));
+  o.Set("version", json::Value::Uint(report.root_version));
+  o.Set("root", report.root.ToJson());
+  o.Set("attempt", json::Value(control::AttemptName(report.attempt)));
+  o.Set("resumed", json::Value(report.resumed));
+  o.Set("objects_written", json::Value::Uint(report.objects_written));
+  o.Set("objects_replayed", json::Value::Uint(report.objects_replayed));
+  o.Set("bytes_written", json::Value::Uint(report.bytes_written));
+}
+
+void BindDatasets(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& session) {
+  session.def("open_store", &OpenStore, py::arg("spec"));
+  session.def("ingest", &Ingest, py::arg("path"), py::arg("store"), py::arg("name") = "", py::arg("replace") = false,
+              py::arg("format") = "", py::arg("dataset_id") = "", py::arg("dataset_version") = py::none(),
+              py::arg("derive_ids") = "");
+  session.def("list", &List, py::arg("namespace"));
+  session.def(
+      "open_dataset",
+      [](std::shared_ptr<Session> self, const std::string& target, const std::string& store) {
+        return OpenRoot(std::move(self), target, store, control::Namespace::kDatasets);
+      },
+      py::arg("target"), py::arg("store") = "");
+  py::class_<Root, std::shared_ptr<Root>>(m, "Root")
+      .def_property_readonly("ref", [](Root& r) { return ToPython(r.opened.resolved.root.ToJson()); })
+      .def("dataset_info", &Info)
+      .def("dataset_verify", &Verify)
+      .def("dataset_cases", &ReadCases, py::arg("start"), py::arg("stop"))
+      .def("dataset_export", &Export, py::arg("path"));
+}
+
+}  // namespace vigilo::python

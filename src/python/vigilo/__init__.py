@@ -1,0 +1,418 @@
+"""vigilo from Python: datasets, run chunks and vector publications on the engine.
+
+A thin package over the C++ engine (the extension ``vigilo._vigilo``): every
+operation is one engine call, with the GIL released around its I/O and
+scoring. docs/python.md has the API and the decisions behind it.
+
+    import vigilo
+    ds = vigilo.dataset("demo")                      # a published name (or a reference)
+    for case in ds.cases(0, 10): print(case["id"])
+    pub = vigilo.open_publication("build/demo/wordnet")
+    hits = pub.search("a large cat", k=5, columns=["word"])
+"""
+
+import json
+import os
+import socket
+import tempfile
+import threading
+
+import numpy as np
+
+from . import _vigilo
+from ._errors import (AlreadyExists, Cancelled, DeadlineExceeded, Error, Fenced, IntegrityError, Internal,
+                      InvalidArgument, InvalidFormat, IoError, LimitExceeded, NotCanonical, NotFound, OutOfRange,
+                      ParseError, Unavailable, Unimplemented)
+
+__all__ = [
+    "Context", "Store", "Dataset", "Run", "Chunk", "Publication", "SearchResult", "default_context",
+    "open_store", "ingest", "list_datasets", "list_runs", "dataset", "plan", "run", "open_publication",
+    "build_index", "Error", "InvalidArgument", "ParseError", "InvalidFormat", "NotCanonical", "IntegrityError",
+    "LimitExceeded", "OutOfRange", "NotFound", "AlreadyExists", "IoError", "Unavailable", "DeadlineExceeded",
+    "Cancelled", "Fenced", "Unimplemented", "Internal",
+]
+
+
+def _spec(store):
+    """A store argument: a spec string, a Store, or None (""; the engine decides)."""
+    if store is None:
+        return ""
+    if isinstance(store, Store):
+        return store.spec
+    return os.fspath(store)
+
+
+def _target(name_or_ref):
+    """A NAME, a reference's JSON text, or a reference as a dict."""
+    if isinstance(name_or_ref, dict):
+        return json.dumps(name_or_ref, ensure_ascii=False)
+    return str(name_or_ref)
+
+
+class Context:
+    """One engine Context: the stores config, the control state, the governors.
+
+    Built from ``environ`` (default: ``os.environ`` now) as the CLI builds
+    its own from the process environment, so VIGILO_STORES, VIGILO_CONTROL,
+    VIGILO_CACHE and the XDG directories mean what they mean to the CLI.
+    ``stores`` is the CLI's ``--stores FILE``; ``control`` overrides the
+    control state's locator (a path, or ``memory:`` for a private one).
+    """
+
+    def __init__(self, stores=None, control=None, environ=None, host=None, scratch=None):
+        env = dict(os.environ if environ is None else environ)
+        self._session = _vigilo.Session(env, host if host is not None else socket.gethostname(),
+                                        scratch or tempfile.gettempdir(),
+                                        None if stores is None else os.fspath(stores),
+                                        None if control is None else str(control))
+
+    @property
+    def control(self):
+        """The control state's locator in force ("" when none can be placed)."""
+        return self._session.control
+
+    def open_store(self, spec):
+        """A store by the CLI's ``--store SPEC`` rules: a configured alias, else a directory."""
+        opened = self._session.open_store(_spec(spec))
+        return Store(self, _spec(spec), opened["alias"], opened["display"])
+
+    # ---- datasets ----
+    def ingest(self, source, store, name="", replace=False, format=None, dataset_id=None, dataset_version=None,
+               derive_ids=None):
+        """Ingest a dataset and publish it under ``name`` (default: its dataset_id).
+
+        ``source`` is a file (a dataset document, or JSON Lines of cases by
+        extension or ``format="jsonl"``), a dataset document as a dict, or an
+        iterable of case dicts (JSON Lines: ``dataset_id`` needed). Returns
+        ``dataset ingest --json``'s record: outcome, name, version, root, ...
+        """
+        if isinstance(source, (str, os.PathLike)):
+            return self._ingest_file(os.fspath(source), store, name, replace, format, dataset_id, dataset_version,
+                                     derive_ids)
+        document = isinstance(source, dict)
+        fd, path = tempfile.mkstemp(prefix=".vigilo-ingest-", suffix=".json" if document else ".jsonl")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                if document:
+                    json.dump(source, out, ensure_ascii=False, allow_nan=False)
+                else:
+                    for case in source:
+                        out.write(json.dumps(case, ensure_ascii=False, allow_nan=False))
+                        out.write("\n")
+            return self._ingest_file(path, store, name, replace, "json" if document else "jsonl", dataset_id,
+                                     dataset_version, derive_ids)
+        finally:
+            os.unlink(path)
+
+    def _ingest_file(self, path, store, name, replace, format, dataset_id, dataset_version, derive_ids):
+        return self._session.ingest(path, _spec(store), name or "", bool(replace), format or "", dataset_id or "",
+                                    dataset_version, derive_ids or "")
+
+    def list_datasets(self):
+        """``dataset list --json``: every published dataset name, its version, store and root."""
+        return self._session.list("datasets")
+
+    def dataset(self, name_or_ref, store=None):
+        """A published dataset by name (read where it was written) or by reference (needs ``store``
+        unless its storage_alias is configured)."""
+        return Dataset(self, self._session.open_dataset(_target(name_or_ref), _spec(store)))
+
+    # ---- runs ----
+    def plan(self, dataset, profile, store, name="", replace=False):
+        """Plan a run of ``profile`` (a file path, a profile dict, or its JSON text) over a published dataset
+        and publish it under ``name``. Returns ``run plan --json``'s record, plus ``warning`` when the plan's
+        chunks are small (engine::ChunkSizeWarning)."""
+        if isinstance(profile, dict):
+            profile_file, profile_text = "", json.dumps(profile, ensure_ascii=False)
+        elif isinstance(profile, str) and profile.lstrip().startswith("{"):
+            profile_file, profile_text = "", profile
+        else:
+            profile_file, profile_text = os.fspath(profile), ""
+        record, warning = self._session.plan(_target(dataset), profile_file, profile_text, _spec(store),
+                                             name or "", bool(replace))
+        if warning:
+            record["warning"] = warning
+        return record
+
+    def list_runs(self):
+        """``run list --json``."""
+        return self._session.list("runs")
+
+    def run(self, name_or_ref, store=None):
+        """A published run plan by name or reference."""
+        return Run(self, self._session.open_run(_target(name_or_ref), _spec(store)))
+
+    # ---- publications ----
+    def open_publication(self, location, cache=True):
+        """A vector publication: its directory or manifest.json, an http(s) URL, or ALIAS:KEY."""
+        location = os.fspath(location)
+        return Publication(self, self._session.open_publication(location, bool(cache)))
+
+    def build_index(self, input, out, **options):
+        """``index build``: ``out`` is a directory or ALIAS:KEY; options by the CLI's names with '_' for '-'
+        (vector_field, key, id_column, metric, encoding, format, nlist, roots, sample, iterations, seed,
+        threads, scratch, source, columns, source_row_group_rows, embed_model, text_field,
+        skip_unembeddable)."""
+        if "columns" in options and isinstance(options["columns"], str):
+            options["columns"] = options["columns"].split(",")
+        for path in ("embed_model", "scratch"):
+            if path in options:
+                options[path] = os.fspath(options[path])
+        return self._session.build_index(os.fspath(input), os.fspath(out), **options)
+
+
+class Store:
+    """A store a spec names (``open_store``); pass it as ``store=``."""
+
+    def __init__(self, context, spec, alias, display):
+        self.context, self.spec, self.alias, self.display = context, spec, alias, display
+
+    def __repr__(self):
+        return "vigilo.Store(%r, alias=%r)" % (self.display, self.alias)
+
+
+class Dataset:
+    """A published dataset: ``info``, ``verify()``, ``len()``, ``cases()``, ``export()``."""
+
+    def __init__(self, context, root):
+        self.context, self._root, self._info = context, root, None
+
+    @property
+    def ref(self):
+        """The dataset manifest's reference (what ``dataset ingest`` prints)."""
+        return self._root.ref
+
+    @property
+    def info(self):
+        """``dataset show --json``'s record (read once)."""
+        if self._info is None:
+            self._info = self._root.dataset_info()
+        return self._info
+
+    def verify(self):
+        """``dataset verify``: every object, record and identity; raises on the first failure."""
+        return self._root.dataset_verify()
+
+    def __len__(self):
+        return self.info["case_count"]
+
+    def cases(self, start=0, stop=None):
+        """The stored case records with ordinals in [start, stop) as dicts, lazily: one batch's worth of
+        cases is read at a time (only the batches that hold them, each verified), so memory stays bounded
+        whatever the dataset's size."""
+        count = len(self)
+        stop = count if stop is None else min(stop, count)
+        if start < 0:
+            self._root.dataset_cases(start, stop)  # the engine's InvalidArgument
+        window = max(1, self.info["batch_limits"]["max_cases"])
+        while start < stop:
+            end = min(stop, (start // window + 1) * window)
+            yield from self._root.dataset_cases(start, end)
+            start = end
+
+    def export(self, path):
+        """``dataset export -o PATH``: the exact submitted document (its BLAKE3 is dataset_hash), replacing
+        PATH only once the whole export verified."""
+        return self._root.dataset_export(os.fspath(path))
+
+    def __repr__(self):
+        return "vigilo.Dataset(%r)" % (self._root.ref["key"],)
+
+
+class Chunk(list):
+    """One execution chunk's cases (a list of dicts) with the chunk's ``info`` (index, id, shard, ordinal
+    range, profile group)."""
+
+    def __init__(self, info, cases):
+        super().__init__(cases)
+        self.info = info
+
+    @property
+    def index(self):
+        return self.info["chunk_index"]
+
+    @property
+    def chunk_id(self):
+        return self.info["chunk_id"]
+
+
+class Run:
+    """A published run plan: ``info``, ``verify()``, ``shard_chunks()``, ``chunk()``."""
+
+    def __init__(self, context, root):
+        self.context, self._root, self._info = context, root, None
+
+    @property
+    def ref(self):
+        return self._root.ref
+
+    @property
+    def info(self):
+        """``run show --json``'s record (read once)."""
+        if self._info is None:
+            self._info = self._root.run_info()
+        return self._info
+
+    def __len__(self):
+        return self.info["chunk_count"]
+
+    def verify(self, cases=False):
+        """``run verify [--cases]``: activation; with ``cases`` every chunk's projection too."""
+        return self._root.run_verify(bool(cases))
+
+    def shard_chunks(self, shard):
+        """``run chunks --shard N``: the shard's chunks in chunk order; for a named run each with the shard's
+        route and epoch."""
+        chunks = self._root.run_shard_chunks(int(shard))
+        if "name" in self.info:
+            route = next((r for r in self._root.run_routes() if r["run_shard"] == shard), None)
+            for c in chunks:
+                c["route"] = route["route"] if route else "default"
+                c["epoch"] = route["epoch"] if route else 0
+        return chunks
+
+    def chunk(self, index):
+        """``run chunk --index N``: the chunk's cases, returned only after its case projection verified."""
+        info, cases = self._root.run_chunk(int(index))
+        return Chunk(info, cases)
+
+    def __repr__(self):
+        return "vigilo.Run(%r)" % (self._root.ref["key"],)
+
+
+class SearchResult:
+    """The answer to a batch of queries.
+
+    ``keys`` and ``distances`` are (queries, k) arrays, rank by rank; a query
+    with fewer than k hits is padded (-1 and +inf; None when keys are not
+    integers, in an object array). ``counts`` holds the hits per query and
+    ``payload`` maps each payload column to a list per query of the hits'
+    values (JSON values as Python values: long ids stay exact ints).
+    """
+
+    def __init__(self, key_name, keys, distances, counts, columns, payload):
+        self.key_name, self.keys, self.distances, self.counts = key_name, keys, distances, counts
+        self.columns = list(columns)
+        self.payload = dict(zip(self.columns, payload))
+
+    def __len__(self):
+        return len(self.counts)
+
+    def records(self):
+        """One dict per hit, as ``index query --json`` prints them: query, rank, the key, _distance, then the
+        payload columns."""
+        out = []
+        for q in range(len(self.counts)):
+            for r in range(int(self.counts[q])):
+                key = self.keys[q, r]
+                row = {"query": q, "rank": r, self.key_name: key.item() if isinstance(key, np.generic) else key,
+                       "_distance": float(self.distances[q, r])}
+                for c in self.columns:
+                    row[c] = self.payload[c][q][r]
+                out.append(row)
+        return out
+
+
+class Publication:
+    """An open vector publication. Searches may run from several threads at once."""
+
+    def __init__(self, context, handle):
+        self.context, self._handle = context, handle
+        self.info = handle.info()
+
+    @property
+    def locator(self):
+        return self._handle.locator
+
+    @property
+    def manifest(self):
+        """manifest.json, parsed."""
+        return json.loads(self._handle.manifest_text)
+
+    def search(self, query=None, k=10, nprobe=16, columns=(), *, vectors=None, text=None, screen=True):
+        """Nearest neighbours of a batch of queries in one engine call.
+
+        ``query`` is an array of vectors ((n, dimension), or one vector), a text, or a list of texts (embedded
+        by the publication's own model); or say which with ``vectors=`` / ``text=``. ``columns`` are payload
+        columns from the source table (a str is split at commas).
+        """
+        if query is not None:
+            if isinstance(query, str) or (isinstance(query, (list, tuple)) and query and
+                                          all(isinstance(t, str) for t in query)):
+                text = query
+            else:
+                vectors = query
+        if isinstance(text, str):
+            text = [text]
+        if isinstance(columns, str):
+            columns = [c for c in columns.split(",") if c]
+        keys, distances, counts, names, payload = self._handle.search(
+            vectors, list(text or []), int(k), int(nprobe), list(columns), bool(screen))
+        return SearchResult(self.info["key"], keys, distances, counts, names, payload)
+
+    def verify(self, level="full", all=False, any_uuid=False):
+        """``index verify --level LEVEL``: a dict with ``ok``, ``failures`` (the first only unless ``all``),
+        the checks run and not run."""
+        return self._handle.verify(level, bool(all), bool(any_uuid))
+
+    def __repr__(self):
+        return "vigilo.Publication(%r)" % (self.locator,)
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_context():
+    """The Context module-level functions use, built from os.environ on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Context()
+        return _default
+
+
+def open_store(spec, stores=None):
+    """A store by spec; ``stores`` is a stores config file (as ``--stores``)."""
+    context = Context(stores=stores) if stores is not None else default_context()
+    return context.open_store(spec)
+
+
+def _context_of(store):
+    return store.context if isinstance(store, Store) else default_context()
+
+
+def ingest(source, store, **options):
+    return _context_of(store).ingest(source, store, **options)
+
+
+def list_datasets():
+    return default_context().list_datasets()
+
+
+def list_runs():
+    return default_context().list_runs()
+
+
+def dataset(name_or_ref, store=None):
+    return _context_of(store).dataset(name_or_ref, store)
+
+
+def plan(dataset, profile, store, **options):
+    return _context_of(store).plan(dataset, profile, store, **options)
+
+
+def run(name_or_ref, store=None):
+    return _context_of(store).run(name_or_ref, store)
+
+
+def open_publication(location, cache=True):
+    return default_context().open_publication(location, cache)
+
+
+def build_index(input, out, **options):
+    return default_context().build_index(input, out, **options)
+
+
+for _f in (ingest, list_datasets, list_runs, dataset, plan, run, open_publication, build_index):
+    _f.__doc__ = getattr(Context, _f.__name__).__doc__

@@ -1,0 +1,178 @@
+"""Vector publications through the module answer as the CLI does: build, search (vectors and text), verify."""
+
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import vigilo
+
+TINY_MODEL = ('{"precision":8,"l2NormIndex":2,"wordIndex":3,"size":4,"dimensions":2,"words":["a","the","don","cat"],'
+              '"vectors":{"a":[0.1,0.2,1,0],"the":[0.3,-0.4,1,1],"don":[1,1,1,2],"cat":[0.7,0.1,1,3]},'
+              '"unkVector":[0,0,-1]}')
+
+
+def write_fvecs(path, vectors):
+    vectors = np.asarray(vectors, dtype=np.float32)
+    rows = np.empty((len(vectors), vectors.shape[1] + 1), dtype=np.float32)
+    rows[:, 0] = np.array([vectors.shape[1]], dtype=np.int32).view(np.float32)[0]
+    rows[:, 1:] = vectors
+    rows.tofile(path)
+
+
+@pytest.fixture(scope="module")
+def data(home):
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((3000, 16)).astype(np.float32)
+    queries = rng.standard_normal((12, 16)).astype(np.float32)
+    write_fvecs(home / "base.fvecs", base)
+    write_fvecs(home / "queries.fvecs", queries)
+    return base, queries
+
+
+@pytest.fixture(scope="module")
+def built(ctx, cli, home, data):
+    options = ["--nlist", "16", "--seed", "3", "--threads", "1", "--metric", "l2_squared", "--source"]
+    cli.run("index", "build", str(home / "base.fvecs"), "-o", str(home / "pub-cli"), "-q", *options)
+    record = ctx.build_index(home / "base.fvecs", home / "pub-py", nlist=16, seed=3, threads=1, metric="l2_squared",
+                             source=True)
+    return record
+
+
+def test_build_makes_the_cli_bytes(built, home):
+    for name in ("manifest.json",):
+        assert (home / "pub-py" / name).read_bytes() == (home / "pub-cli" / name).read_bytes()
+    assert built["ntotal"] == 3000 and built["nlist"] == 16
+
+
+def test_search_equals_the_cli_query(ctx, cli, home, built):
+    pub = ctx.open_publication(home / "pub-py")
+    assert pub.info["dimension"] == 16 and pub.info["key"] == "_row"
+    found = pub.search(np.fromfile(home / "queries.fvecs", dtype=np.float32).reshape(12, 17)[:, 1:], k=5, nprobe=4,
+                       columns=["vector"])
+    rows = cli.json_lines("index", "query", str(home / "pub-cli"), "--queries", str(home / "queries.fvecs"), "-k",
+                          "5", "--nprobe", "4", "--columns", "vector", "--json")
+    assert found.keys.dtype == np.int64 and found.keys.shape == (12, 5) and found.distances.dtype == np.float32
+    ours = found.records()
+    assert [(r["query"], r["rank"], r["_row"]) for r in ours] == [(r["query"], r["rank"], r["_row"]) for r in rows]
+    # The CLI prints the shortest text of each float32; it reads back as the same float.
+    assert [np.float32(r["_distance"]) for r in ours] == [np.float32(r["_distance"]) for r in rows]
+    assert [r["vector"] for r in ours] == [r["vector"] for r in rows]
+
+
+def test_batched_search_equals_one_at_a_time_and_threads(ctx, home, data, built):
+    _, queries = data
+    pub = ctx.open_publication(home / "pub-py")
+    batch = pub.search(queries, k=7, nprobe=3)
+    for q in range(len(queries)):
+        one = pub.search(queries[q], k=7, nprobe=3)
+        assert (one.keys[0] == batch.keys[q]).all() and (one.distances[0] == batch.distances[q]).all()
+    answers = [None] * 4
+
+    def worker(i):
+        answers[i] = pub.search(queries, k=7, nprobe=3)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a in answers:
+        assert (a.keys == batch.keys).all() and (a.distances == batch.distances).all()
+
+
+def test_short_answers_are_padded(ctx, home, data, built):
+    pub = ctx.open_publication(home / "pub-py")
+    found = pub.search(data[1][:2], k=3000 + 5, nprobe=16)
+    assert list(found.counts) == [3000, 3000]
+    assert (found.keys[:, 3000:] == -1).all() and np.isinf(found.distances[:, 3000:]).all()
+
+
+def test_verify_levels_and_a_tampered_copy(ctx, cli, home, built):
+    pub = ctx.open_publication(home / "pub-py")
+    for level in ("manifest", "quick", "full"):
+        outcome = pub.verify(level)
+        assert outcome["ok"] and outcome["level"] == level and outcome["failures"] == []
+    shutil.copytree(home / "pub-py", home / "pub-tampered")
+    postings = sorted((home / "pub-tampered").rglob("*.parquet"))[0]
+    raw = bytearray(postings.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    postings.write_bytes(bytes(raw))
+    tampered = ctx.open_publication(home / "pub-tampered").verify("full")
+    assert not tampered["ok"] and tampered["failures"]
+    assert cli.run("index", "verify", str(home / "pub-tampered"), check=False).returncode != 0
+    with pytest.raises(vigilo.InvalidArgument):
+        pub.verify("deep")
+
+
+def test_publication_errors(ctx, cli, home, built):
+    with pytest.raises(vigilo.NotFound) as e:
+        ctx.open_publication(home / "no-such-publication")
+    assert str(e.value) == cli.error("index", "inspect", str(home / "no-such-publication"))
+    pub = ctx.open_publication(home / "pub-py")
+    with pytest.raises(vigilo.InvalidArgument) as e:
+        pub.search(np.zeros((1, 16), dtype=np.float32), k=1, columns=["_row"])
+    assert e.value.path == "columns"
+    with pytest.raises(vigilo.Error):
+        pub.search(np.zeros((1, 5), dtype=np.float32), k=1)
+    with pytest.raises(vigilo.AlreadyExists):
+        ctx.build_index(home / "base.fvecs", home / "pub-py", nlist=16, threads=1)
+
+
+@pytest.fixture(scope="module")
+def text_publication(ctx, cli, home):
+    package = home / "tiny-model"
+    (package / "package").mkdir(parents=True)
+    (package / "package" / "package.json").write_text('{"name":"wink-tiny","version":"1.0.0","main":"./model.json"}')
+    (package / "package" / "model.json").write_text(TINY_MODEL)
+    with tarfile.open(home / "wink-tiny-1.0.0.tgz", "w:gz", format=tarfile.USTAR_FORMAT) as tar:
+        for name in ("package/package.json", "package/model.json"):
+            tar.add(package / name, arcname=name)
+    cli.run("embed", "import", str(home / "wink-tiny-1.0.0.tgz"), "--out", str(home / "model"), "-q")
+    (home / "texts.jsonl").write_text('{"id":0,"text":"the cat","kind":"pet"}\n'
+                                      '{"id":1,"text":"a don","kind":"title"}\n'
+                                      '{"id":2,"text":"The CAT, a cat","kind":null}\n')
+    ctx.build_index(home / "texts.jsonl", home / "text-pub", embed_model=home / "model", text_field="text", key="id",
+                    source=True, nlist=1)
+    return home / "text-pub"
+
+
+def test_text_search_equals_the_cli(ctx, cli, text_publication):
+    pub = ctx.open_publication(text_publication)
+    assert pub.info["text_model"] == "npm:wink-tiny@1.0.0"
+    found = pub.search(["a cat", "the don"], k=3, columns="kind,text")
+    rows = cli.json_lines("index", "query", str(text_publication), "--text", "a cat", "--text", "the don", "-k", "3",
+                          "--columns", "kind,text", "--json")
+    ours = found.records()
+    for r in ours + rows:
+        r["_distance"] = np.float32(r["_distance"])
+    assert ours == rows
+    assert pub.search("a cat", k=3).keys.tolist()[0] == found.keys.tolist()[0]
+
+
+def test_ctrl_c_cancels_a_build(home, environ, data):
+    """SIGINT during build_index: vigilo.Cancelled (a KeyboardInterrupt), and nothing is left."""
+    rng = np.random.default_rng(1)
+    write_fvecs(home / "big.fvecs", rng.standard_normal((200_000, 64)).astype(np.float32))
+    script = textwrap.dedent("""
+        import os, signal, sys, threading, vigilo
+        ctx = vigilo.Context(environ=dict(os.environ))
+        threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        try:
+            ctx.build_index(sys.argv[1], sys.argv[2], nlist=1024, iterations=50, threads=1)
+            print("finished")
+        except vigilo.Cancelled as e:
+            print("cancelled", isinstance(e, KeyboardInterrupt), e.code, e.message)
+    """)
+    out = home / "big-pub"
+    done = subprocess.run([sys.executable, "-c", script, str(home / "big.fvecs"), str(out)], env=environ,
+                          capture_output=True, timeout=60)
+    text = done.stdout.decode()
+    assert text.startswith("cancelled True cancelled interrupted by SIGINT"), (text, done.stderr.decode())
+    assert not out.exists() or not any(out.iterdir())

@@ -1,0 +1,60 @@
+"""Run plans through the module answer as the CLI does."""
+
+import json
+
+import pytest
+
+import vigilo
+from conftest import DATASET, PROFILE
+
+
+@pytest.fixture(scope="module")
+def run_name(ctx, home):
+    ctx.ingest(DATASET, store=str(home / "store-py"), name="geo-runs")
+    record = ctx.plan("geo-runs", PROFILE, store=str(home / "store-py"), name="geo-run")
+    assert record["outcome"] == "published" and record["name"] == "geo-run"
+    return "geo-run"
+
+
+def test_info_verify_and_shard_chunks_equal_the_cli(ctx, cli, run_name):
+    run = ctx.run(run_name)
+    assert run.info == cli.record("run", "show", run_name, "--json")
+    assert run.verify() == cli.record("run", "verify", run_name, "--json")
+    assert run.verify(cases=True) == cli.record("run", "verify", run_name, "--cases", "--json")
+    assert ctx.list_runs() == cli.json_lines("run", "list", "--json")
+    for shard in run.info["shards"]:
+        assert run.shard_chunks(shard["run_shard"]) == cli.json_lines(
+            "run", "chunks", run_name, "--shard", str(shard["run_shard"]), "--json")
+
+
+def test_chunks_equal_the_cli_and_cover_the_dataset(ctx, cli, run_name):
+    run = ctx.run(run_name)
+    seen = []
+    for i in range(len(run)):
+        chunk = run.chunk(i)
+        lines = cli.run("run", "chunk", run_name, "--index", str(i), "-q").stdout.decode().splitlines()
+        assert list(chunk) == [json.loads(line) for line in lines]
+        assert chunk.index == i and chunk.info["case_count"] == len(chunk)
+        seen.extend(chunk)
+    assert sorted(c["ordinal"] if "ordinal" in c else json.dumps(c, sort_keys=True) for c in seen) == sorted(
+        c["ordinal"] if "ordinal" in c else json.dumps(c, sort_keys=True) for c in ctx.dataset("geo-runs").cases())
+
+
+def test_a_profile_as_a_dict_plans_the_same_configuration(ctx, home, run_name):
+    with open(PROFILE) as f:
+        profile = json.load(f)
+    ctx.plan("geo-runs", profile, store=str(home / "store-py"), name="geo-run-dict")
+    a, b = ctx.run(run_name).info, ctx.run("geo-run-dict").info
+    assert a["profile_hash"] == b["profile_hash"] and a["chunk_count"] == b["chunk_count"]
+
+
+def test_run_errors(ctx, cli, run_name):
+    run = ctx.run(run_name)
+    with pytest.raises(vigilo.InvalidArgument) as e:
+        run.chunk(len(run))
+    assert str(e.value) == cli.error("run", "chunk", run_name, "--index", str(len(run)), "-q")
+    with pytest.raises(vigilo.NotFound) as e:
+        ctx.run("no-such-run")
+    assert str(e.value) == cli.error("run", "show", "no-such-run")
+    with pytest.raises(vigilo.InvalidFormat):
+        ctx.plan("geo-runs", {"profile_id": "p", "no_such_field": 1}, store="./nowhere")
