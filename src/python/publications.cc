@@ -58,6 +58,11 @@ py::dict Info(OpenPublication& open) {
   d["key"] = m.index.source_key[0].name;
   d["key_type"] = m.index.source_key[0].type.ToString();
   d["source_rows"] = m.source ? py::object(py::int_(m.source->rows)) : py::object(py::none());
+  py::list source_columns;  // what `columns` may name (the key among them)
+  if (m.source) {
+    for (const ivf::Field& f : m.source->columns) source_columns.append(f.name);
+  }
+  d["source_columns"] = source_columns;
   d["text_model"] = m.embedding ? py::object(py::str(m.embedding->model.repository + "@" +
                                                      m.embedding->model.revision))
                                 : py::object(py::none());

@@ -4,7 +4,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tarfile
 import textwrap
 import threading
 
@@ -13,9 +12,6 @@ import pytest
 
 import vigilo
 
-TINY_MODEL = ('{"precision":8,"l2NormIndex":2,"wordIndex":3,"size":4,"dimensions":2,"words":["a","the","don","cat"],'
-              '"vectors":{"a":[0.1,0.2,1,0],"the":[0.3,-0.4,1,1],"don":[1,1,1,2],"cat":[0.7,0.1,1,3]},'
-              '"unkVector":[0,0,-1]}')
 
 
 def write_fvecs(path, vectors):
@@ -123,24 +119,6 @@ def test_publication_errors(ctx, cli, home, built):
         pub.search(np.zeros((1, 5), dtype=np.float32), k=1)
     with pytest.raises(vigilo.AlreadyExists):
         ctx.build_index(home / "base.fvecs", home / "pub-py", nlist=16, threads=1)
-
-
-@pytest.fixture(scope="module")
-def text_publication(ctx, cli, home):
-    package = home / "tiny-model"
-    (package / "package").mkdir(parents=True)
-    (package / "package" / "package.json").write_text('{"name":"wink-tiny","version":"1.0.0","main":"./model.json"}')
-    (package / "package" / "model.json").write_text(TINY_MODEL)
-    with tarfile.open(home / "wink-tiny-1.0.0.tgz", "w:gz", format=tarfile.USTAR_FORMAT) as tar:
-        for name in ("package/package.json", "package/model.json"):
-            tar.add(package / name, arcname=name)
-    cli.run("embed", "import", str(home / "wink-tiny-1.0.0.tgz"), "--out", str(home / "model"), "-q")
-    (home / "texts.jsonl").write_text('{"id":0,"text":"the cat","kind":"pet"}\n'
-                                      '{"id":1,"text":"a don","kind":"title"}\n'
-                                      '{"id":2,"text":"The CAT, a cat","kind":null}\n')
-    ctx.build_index(home / "texts.jsonl", home / "text-pub", embed_model=home / "model", text_field="text", key="id",
-                    source=True, nlist=1)
-    return home / "text-pub"
 
 
 def test_text_search_equals_the_cli(ctx, cli, text_publication):
