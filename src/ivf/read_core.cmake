@@ -56,4 +56,17 @@ if(VIGILO_TESTS AND VIGILO_WASM_TEST AND "cli" IN_LIST VIGILO_LAYERS)
            COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/smoke.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_JS}
                    ${CMAKE_CURRENT_BINARY_DIR}/wasm-smoke)
   set_tests_properties(wasm_smoke PROPERTIES LABELS wasm TIMEOUT 120)
+  # The ES module (web/, copied beside the core by scripts/build-wasm) over a
+  # private nginx against the CLI, and its HTTP refusals (tests/wasm/module.mjs).
+  get_filename_component(VIGILO_WASM_DIR ${VIGILO_WASM_JS} DIRECTORY)
+  add_test(NAME wasm_module
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/module.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_DIR}/web
+                   ${CMAKE_CURRENT_BINARY_DIR}/wasm-module)
+  set_tests_properties(wasm_module PROPERTIES LABELS wasm TIMEOUT 180)
+  # The search page (web/search/) in Debian's headless Chromium through
+  # playwright-core (tools/), against the CLI; its screenshot lands here.
+  add_test(NAME wasm_page
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/page.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_DIR}/web
+                   ${CMAKE_CURRENT_BINARY_DIR}/wasm-page ${CMAKE_CURRENT_BINARY_DIR}/wasm-page.png)
+  set_tests_properties(wasm_page PROPERTIES LABELS wasm TIMEOUT 240)
 endif()

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <memory>
 #include <string>
 
 namespace vigilo::store {
@@ -264,8 +265,11 @@ Status RangeBody::Finish() const {
 }
 
 Bytes RangeBody::Take() {
-  if (expectation_.empty_answer || request_.probe) return Bytes();
-  return Bytes::FromVector(std::move(body_));
+  if (expectation_.empty_answer || request_.probe || body_.empty()) return Bytes();
+  // Owned here rather than by Bytes::FromVector (object_store.cc), so these
+  // rules link alone: target vigilo_http_rules, which the WebAssembly core uses.
+  auto owner = std::make_shared<const std::vector<uint8_t>>(std::move(body_));
+  return Bytes(owner, std::span<const uint8_t>(*owner));
 }
 
 }  // namespace vigilo::store

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
 
 const [vigilo, coreJs, scratchArg] = process.argv.slice(2);
 if (!vigilo || !coreJs || !scratchArg) {
@@ -88,10 +89,16 @@ function drive(kind, dir, run) {
       return files.get(p).subarray(offset, offset + length);
     });
     const bytes = Buffer.concat(parts);
+    // A whole object's SHA-256, for the core to compare with the manifest's.
+    const digests = Buffer.from(requests.map((r, i) => (r.sha256 ? createHash('sha256').update(parts[i]).digest('hex') : ''))
+      .join('') + '\0');
     const bp = core._malloc(Math.max(bytes.length, 1));
+    const dp = core._malloc(digests.length);
     core.HEAPU8.set(bytes, bp);
-    const rc = core[`_vigilo_${kind}_supply`](run, bp, bytes.length);
+    core.HEAPU8.set(digests, dp);
+    const rc = core[`_vigilo_${kind}_supply`](run, bp, bytes.length, dp);
     core._free(bp);
+    core._free(dp);
     if (rc !== 0) throw new Error(`${kind}_supply: ${errorText()}`);
     ++roundTrips;
   }
@@ -174,7 +181,7 @@ function compare(name, buildArgs, k, nprobe) {
     const w = wasm.hits[i];
     const where = `${name}: query ${n.query} rank ${n.rank}`;
     check(w.query === n.query && w.rank === n.rank, `${where}: WASM has query ${w.query} rank ${w.rank}`);
-    check(w.key === n[keyName], `${where}: key ${w.key} in WASM, ${n[keyName]} native`);
+    check(w.key === String(n[keyName]), `${where}: key ${w.key} in WASM, ${n[keyName]} native`);
     const nativeBits = float32Bits(Number(nativeDistanceText[i]));
     check(w.distance_bits === nativeBits,
       `${where}: distance bits ${w.distance_bits.toString(16)} in WASM, ${nativeBits.toString(16)} native ` +
@@ -185,7 +192,7 @@ function compare(name, buildArgs, k, nprobe) {
   });
   console.log(`${name}: ${native.length} hits identical (WASM kernel ${wasm.kernel}, ${wasm.requests} requests, ` +
     `${wasm.roundTrips} round trips, ${wasm.bytes_fetched} bytes)`);
-  return { pub, keys: native.slice(0, 3).map((n) => n[keyName]) };
+  return { pub, keys: native.slice(0, 3).map((n) => n[keyName]) };  // small: exact as numbers
 }
 
 // The first query's hits with their `vector` payload from the CLI, against a
