@@ -4,7 +4,11 @@
 // the same engine results (tests/python compares them with the CLI's).
 #include <unistd.h>
 
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -180,24 +184,95 @@ py::object Verify(Root& root) {
   return ToPython(json::Value(std::move(r)));
 }
 
-// `dataset cases --from --to`: the canonical lines of [from, to), parsed.
-// The caller (vigilo.Dataset.cases) asks for one batch's worth at a time,
-// so what is held is bounded by the batch limits.
-py::list ReadCases(Root& root, int32_t from, int32_t to) {
-  std::vector<std::string> lines;
-  {
-    py::gil_scoped_release release;
-    std::lock_guard lock(root.mutex);
-    Unwrap(engine::ReadDatasetCases(root.opened.resolved.root, root.budget, root.opened.fetch, from, to,
-                                    [&lines](const cases::CaseRecord&, std::string_view line) {
-                                      lines.emplace_back(line);
-                                      return Status::Ok();
-                                    }));
+// `dataset cases --from --to` as a Python iterator: one engine read
+// (engine::ReadDatasetCases: only the batches that hold the range, each
+// verified) runs on its own thread and hands the canonical lines over a
+// queue of kQueuedCases, so memory stays bounded by the queue and the
+// batch being read, whatever the range. Python takes them one at a time
+// (__next__ waits with the GIL released). Closing the iterator, or
+// dropping it, stops the read at its next case.
+class CaseStream {
+ public:
+  static constexpr size_t kQueuedCases = 256;
+
+  CaseStream(std::shared_ptr<Root> root, int32_t from, int32_t to) : root_(std::move(root)) {
+    // The root's store set is not thread-safe: each fetch of this thread
+    // holds the root's mutex, and only for that fetch, so other calls on
+    // the dataset (and other streams) interleave with it.
+    cases::ObjectBytesFetch fetch = [root = root_](const cases::ObjectRef& ref, uint64_t max_bytes) {
+      std::lock_guard lock(root->mutex);
+      return root->opened.fetch(ref, max_bytes);
+    };
+    reader_ = std::thread([this, fetch = std::move(fetch), from, to] {
+      Result<engine::CasesSummary> read = engine::ReadDatasetCases(
+          root_->opened.resolved.root, root_->budget, fetch, from, to,
+          [this](const cases::CaseRecord&, std::string_view line) { return Push(line); });
+      std::lock_guard lock(mutex_);
+      status_ = read.status();
+      done_ = true;
+      ready_.notify_all();
+    });
   }
-  py::list out;
-  for (const std::string& line : lines) out.append(JsonTextToPython(line));
-  return out;
-}
+  CaseStream(const CaseStream&) = delete;
+  CaseStream& operator=(const CaseStream&) = delete;
+  ~CaseStream() { Close(); }
+
+  // The next case as a dict; StopIteration at the end, the read's error
+  // (raised once every case before it was taken) otherwise.
+  py::object Next() {
+    std::optional<std::string> line = Pop(/*wait=*/false);  // the reader never takes the GIL: no deadlock
+    if (!line) {
+      py::gil_scoped_release release;  // only to wait (or to see the end)
+      line = Pop(/*wait=*/true);
+    }
+    if (!line) {
+      // done_ was seen under the lock, after status_ was set for good.
+      if (!status_.ok() && !closed_) Check(status_);
+      throw py::stop_iteration();
+    }
+    return JsonTextToPython(*line);
+  }
+
+  void Close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+      room_.notify_all();
+    }
+    if (reader_.joinable()) {
+      py::gil_scoped_release release;
+      reader_.join();
+    }
+  }
+
+ private:
+  std::optional<std::string> Pop(bool wait) {
+    std::unique_lock lock(mutex_);
+    if (wait) ready_.wait(lock, [this] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return std::nullopt;
+    std::optional<std::string> line(std::move(queue_.front()));
+    queue_.pop_front();
+    room_.notify_one();
+    return line;
+  }
+
+  Status Push(std::string_view line) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [this] { return queue_.size() < kQueuedCases || closed_; });
+    if (closed_) return Cancelled("the iterator was closed");
+    queue_.emplace_back(line);
+    ready_.notify_one();
+    return Status::Ok();
+  }
+
+  std::shared_ptr<Root> root_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::string> queue_;
+  bool done_ = false, closed_ = false;
+  Status status_;
+  std::thread reader_;
+};
 
 // `dataset export -o FILE`: written beside FILE and renamed onto it only
 // once the export verified, so FILE is either as it was or the whole export.
@@ -280,11 +355,20 @@ void BindDatasets(py::module_& m, py::class_<Session, std::shared_ptr<Session>>&
         return OpenRoot(std::move(self), target, store, control::Namespace::kDatasets);
       },
       py::arg("target"), py::arg("store") = "");
+  py::class_<CaseStream>(m, "CaseStream")
+      .def("__iter__", [](CaseStream& self) -> CaseStream& { return self; })
+      .def("__next__", &CaseStream::Next)
+      .def("close", &CaseStream::Close);
   py::class_<Root, std::shared_ptr<Root>>(m, "Root")
       .def_property_readonly("ref", [](Root& r) { return ToPython(r.opened.resolved.root.ToJson()); })
       .def("dataset_info", &Info)
       .def("dataset_verify", &Verify)
-      .def("dataset_cases", &ReadCases, py::arg("start"), py::arg("stop"))
+      .def(
+          "dataset_cases",
+          [](std::shared_ptr<Root> self, int32_t start, int32_t stop) {
+            return std::make_unique<CaseStream>(std::move(self), start, stop);
+          },
+          py::arg("start"), py::arg("stop"))
       .def("dataset_export", &Export, py::arg("path"));
 }
 

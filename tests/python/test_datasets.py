@@ -102,15 +102,21 @@ def test_errors_are_the_codes_classes_with_the_cli_messages(ctx, cli, home):
         ctx.ingest(DATASET, store=str(home / "store-py"), name="not a name")
 
 
-def test_iterating_a_large_dataset_holds_one_batch(ctx, home, environ):
-    """20,000 cases of 1.5 KB iterate in a subprocess whose peak RSS does not grow by a fraction of them; the
-    same cases held in a list grow it by more than the bound (so the measurement can tell)."""
+@pytest.fixture(scope="module")
+def large(ctx, home):
+    """20,000 cases of 1.5 KB (about 30 MB of canonical lines)."""
     path = home / "large.jsonl"
     with open(path, "w") as out:
         for i in range(20_000):
             out.write('{"task_type":"generation","id":"00000000-0000-4000-8000-%012d","input":{"prompt":'
                       '"question %d %s"},"expected":{"answer":"%d"}}\n' % (i, i, "x" * 1500, i))
     ctx.ingest(path, store=str(home / "store-py"), name="large", dataset_id="large")
+    return "large"
+
+
+def test_iterating_a_large_dataset_holds_little(large, environ):
+    """The cases iterate in a subprocess whose peak RSS does not grow by a fraction of them; the same cases
+    held in a list grow it by more than the bound (so the measurement can tell)."""
     script = textwrap.dedent("""
         import os, resource, vigilo
         peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -127,3 +133,18 @@ def test_iterating_a_large_dataset_holds_one_batch(ctx, home, environ):
     assert count == 20_000
     bound_kib = 16 * 1024
     assert streamed_kib < bound_kib < held_kib, (streamed_kib, held_kib)
+
+
+def test_iterators_interleave_and_stop_when_closed(ctx, large):
+    ds = ctx.dataset(large)
+    a, b = ds.cases(100, 5_000), ds.cases(100, 5_000)
+    for x, y in zip(a, b):
+        assert x == y
+    first = ds.cases()
+    head = [next(first) for _ in range(3)]
+    first.close()  # stops the engine's read; the dataset stays usable
+    assert [c["case_ordinal"] for c in head] == [0, 1, 2]
+    assert ds.verify()["case_count"] == 20_000
+    assert [c["case_ordinal"] for c in ds.cases(19_998)] == [19_998, 19_999]
+    with pytest.raises(vigilo.InvalidArgument):
+        next(ds.cases(-1, 3))

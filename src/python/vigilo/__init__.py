@@ -171,6 +171,17 @@ class Store:
         return "vigilo.Store(%r, alias=%r)" % (self.display, self.alias)
 
 
+_INT32_MAX = 2**31 - 1
+
+
+def _closing(stream):
+    """A generator over an engine stream that stops the stream when it is closed or dropped."""
+    try:
+        yield from stream
+    finally:
+        stream.close()
+
+
 class Dataset:
     """A published dataset: ``info``, ``verify()``, ``len()``, ``cases()``, ``export()``."""
 
@@ -197,18 +208,13 @@ class Dataset:
         return self.info["case_count"]
 
     def cases(self, start=0, stop=None):
-        """The stored case records with ordinals in [start, stop) as dicts, lazily: one batch's worth of
-        cases is read at a time (only the batches that hold them, each verified), so memory stays bounded
-        whatever the dataset's size."""
-        count = len(self)
-        stop = count if stop is None else min(stop, count)
-        if start < 0:
-            self._root.dataset_cases(start, stop)  # the engine's InvalidArgument
-        window = max(1, self.info["batch_limits"]["max_cases"])
-        while start < stop:
-            end = min(stop, (start // window + 1) * window)
-            yield from self._root.dataset_cases(start, end)
-            start = end
+        """The stored case records with ordinals in [start, stop) as dicts, lazily: one engine read fetches
+        only the batches that hold them, verifies each, and hands the cases over a short queue, so memory
+        stays bounded whatever the dataset's size. Closing the iterator stops the read."""
+        stop = _INT32_MAX if stop is None else stop
+        if 0 <= start and start >= min(stop, len(self)):
+            return iter(())  # Python's empty slice (the CLI refuses --from >= --to)
+        return _closing(self._root.dataset_cases(start, stop))
 
     def export(self, path):
         """``dataset export -o PATH``: the exact submitted document (its BLAKE3 is dataset_hash), replacing
