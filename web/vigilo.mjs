@@ -12,7 +12,7 @@
 // suffix or several ranges — hashes with WebCrypto where the core names a
 // digest, keeps fetched ranges for later queries, and counts.
 
-const CORE_FILE = './vigilo_read_core_module.mjs';
+const CORE_FILE = './vigilo_read_core.mjs';
 // The core refuses a manifest above 64 MiB; one byte more is read so it can say so.
 const MANIFEST_CAP = 64 * 1024 * 1024;
 

@@ -49,16 +49,15 @@ endif()
 # bit-identical to the native CLI's. Needs scripts/build-wasm first, so it is
 # opt-in; scripts/test (CI) turns it on for the release build.
 option(VIGILO_WASM_TEST "Run the WebAssembly read core's smoke test (build it with scripts/build-wasm)" OFF)
-set(VIGILO_WASM_JS ${PROJECT_SOURCE_DIR}/build/wasm/vigilo_read_core.js CACHE FILEPATH
-    "The WebAssembly read core that wasm_smoke loads")
+set(VIGILO_WASM_DIR ${PROJECT_SOURCE_DIR}/build/wasm CACHE PATH
+    "What scripts/build-wasm built: vigilo_read_core.mjs and web/, which the wasm tests load")
 if(VIGILO_TESTS AND VIGILO_WASM_TEST AND "cli" IN_LIST VIGILO_LAYERS)
   add_test(NAME wasm_smoke
-           COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/smoke.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_JS}
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/smoke.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_DIR}/vigilo_read_core.mjs
                    ${CMAKE_CURRENT_BINARY_DIR}/wasm-smoke)
   set_tests_properties(wasm_smoke PROPERTIES LABELS wasm TIMEOUT 120)
   # The ES module (web/, copied beside the core by scripts/build-wasm) over a
   # private nginx against the CLI, and its HTTP refusals (tests/wasm/module.mjs).
-  get_filename_component(VIGILO_WASM_DIR ${VIGILO_WASM_JS} DIRECTORY)
   add_test(NAME wasm_module
            COMMAND node ${PROJECT_SOURCE_DIR}/tests/wasm/module.mjs $<TARGET_FILE:vigilo> ${VIGILO_WASM_DIR}/web
                    ${CMAKE_CURRENT_BINARY_DIR}/wasm-module)

@@ -1,19 +1,19 @@
 // The WebAssembly read core against the native CLI (docs/format/wasm.md):
 // builds small publications with `vigilo index build`, queries them with
 // `vigilo index query --json`, runs the same queries through
-// build/wasm/vigilo_read_core.js (the sans-IO state machine, every range read
+// build/wasm/vigilo_read_core.mjs (the sans-IO state machine, every range read
 // here from the publication's files), and requires the same keys in the same
 // order with bit-identical float32 distances.
-// Usage: node smoke.mjs VIGILO_BINARY VIGILO_READ_CORE_JS SCRATCH_DIR
+// Usage: node smoke.mjs VIGILO_BINARY VIGILO_READ_CORE_MJS SCRATCH_DIR
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 
 const [vigilo, coreJs, scratchArg] = process.argv.slice(2);
 if (!vigilo || !coreJs || !scratchArg) {
-  console.error('usage: node smoke.mjs VIGILO_BINARY VIGILO_READ_CORE_JS SCRATCH_DIR');
+  console.error('usage: node smoke.mjs VIGILO_BINARY VIGILO_READ_CORE_MJS SCRATCH_DIR');
   process.exit(2);
 }
 if (!fs.existsSync(coreJs)) {
@@ -52,8 +52,7 @@ function writeFvecs(file, rows) {
   fs.writeFileSync(file, buf);
 }
 
-const require = createRequire(import.meta.url);
-const core = await require(path.resolve(coreJs))();
+const core = await (await import(pathToFileURL(path.resolve(coreJs)).href)).default();
 const kernel = core.UTF8ToString(core._vigilo_kernel());
 
 function check(cond, what) {
