@@ -78,9 +78,19 @@ class Core {
   // The HTTP rules: 0 or an error text. bodyLength < 0: the head alone.
   checkAnswer(path, offset, length, size, res, bodyLength) {
     const range = res.headers.get('content-range');
-    const encoding = res.headers.get('content-encoding');
+    let encoding = res.headers.get('content-encoding');
     const lengthHeader = res.headers.get('content-length');
-    const contentLength = lengthHeader !== null && /^[0-9]+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : -1;
+    let contentLength = lengthHeader !== null && /^[0-9]+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : -1;
+    // A browser always sends Accept-Encoding (a script cannot stop it), and
+    // fetch decodes what comes back: a server compressing JSON on the fly
+    // sends the manifest (the one plain GET) gzip-encoded. The body here is
+    // then the decoded manifest and Content-Length counts the encoded bytes,
+    // so neither header describes it; the cap still bounds it. A range keeps
+    // every rule (servers do not encode 206 answers; one that did is refused).
+    if (length === 0 && encoding !== null && encoding.trim().toLowerCase() !== 'identity') {
+      encoding = null;
+      contentLength = -1;
+    }
     const rc = this.withHeap([path, range, encoding], (p, r, e) =>
       this.m._vigilo_http_check(p, offset, length, size, res.status, r, e, contentLength, bodyLength));
     if (rc !== 0) throw new VigiloError(this.error());

@@ -50,11 +50,13 @@ async function refused(what, promise, pattern) {
 
 const { queries, tamperedPostings: postings } = buildFixtures(vigilo, scratch, www);
 
-// nginx: /norange/ ignores Range (max_ranges 0: a 200 with the whole object).
+// nginx: /norange/ ignores Range (max_ranges 0: a 200 with the whole object);
+// /gzip/ compresses what it can (a plain GET: the manifest; never a 206).
 const port = await freePort();
 const nginx = await startNginx(path.join(scratch, 'nginx'), [{ port, body: `    root ${www};
     location / { }
-    location /norange/ { alias ${www}/; max_ranges 0; }` }]);
+    location /norange/ { alias ${www}/; max_ranges 0; }
+    location /gzip/ { alias ${www}/; gzip on; gzip_types *; gzip_min_length 1; }` }]);
 const base = `http://127.0.0.1:${port}`;
 
 // ---- comparison with the CLI --------------------------------------------
@@ -144,6 +146,18 @@ try {
     (/^GET \S+ "-"/.test(l) && !/manifest\.json /.test(l)));
   check(bad.length === 0, `nginx logged requests other than GET with one bytes=a-b range (or the manifest): ${bad.slice(0, 3).join(' | ')}`);
   pass(`nginx's log: ${log.length} requests, all GET, every object read by one explicit bytes=a-b range, no HEAD, suffix or multi-range`);
+
+  // A manifest sent gzip-encoded (fetch decodes it; a browser always asks
+  // for it): read as the decoded bytes, the ranges as usual.
+  const gz = await openPublication(`${base}/gzip/l2-lvq4/manifest.json`);
+  compareRows('gzip-encoded manifest', await gz.search({ vector: queries[0], k, nprobe }),
+    cliRun('l2-lvq4', ['--vector', JSON.stringify(Array.from(queries[0]))], k, nprobe, []), gz.info.key[0].name, []);
+  const gzipLog = nginx.log().filter((l) => l.startsWith('GET /gzip/'));
+  const manifestSize = fs.statSync(path.join(www, 'l2-lvq4', 'manifest.json')).size;
+  const gzipped = gzipLog.map((l) => /manifest\.json "-" 200 ([0-9]+) /.exec(l)).find(Boolean);
+  check(gzipped && +gzipped[1] < manifestSize && gzipLog.every((l) => / (200|206) /.test(l)),
+    `the /gzip/ requests (the manifest is ${manifestSize} bytes): ${gzipLog.join(' | ')}`);
+  pass('a manifest the server gzip-encodes (as JSON often is) is read decoded; the object ranges as usual');
 
   // ---- refusals --------------------------------------------------------
   await refused('a 200 to a range', openPublication(`${base}/norange/l2-lvq4/manifest.json`)
