@@ -41,7 +41,12 @@ function hex(buffer) {
 }
 
 async function sha256Hex(bytes) {
-  return hex(await globalThis.crypto.subtle.digest('SHA-256', bytes));
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;
+  if (!subtle) {
+    throw new VigiloError('WebCrypto (crypto.subtle) is missing: a browser offers it only to secure contexts ' +
+      '(https, or http on localhost), and the digests of whole objects and model assets need it');
+  }
+  return hex(await subtle.digest('SHA-256', bytes));
 }
 
 // The core's C strings and buffers.
