@@ -86,6 +86,8 @@ Record ReportRecord(const engine::StoreCleanupReport& report) {
   r.Add("remaining", json::Value::Uint(d.remaining));
   r.Add("kept", json::Value::Uint(report.expired_kept));
   r.Add("kept_until", report.kept_until ? json::Value(control::FormatWallTime(*report.kept_until)) : json::Value());
+  r.Add("remaining_due_at",
+        report.remaining_due_at ? json::Value(control::FormatWallTime(*report.remaining_due_at)) : json::Value());
   r.Add("directories_removed", json::Value::Uint(report.directories_removed));
   if (!d.skipped.empty()) r.Add("skipped", json::Value(d.skipped));
   if (!d.status.ok()) r.Add("error", json::Value(ErrorText(d.status)));
@@ -95,11 +97,22 @@ Record ReportRecord(const engine::StoreCleanupReport& report) {
 Status PrintNotes(const std::vector<engine::StoreCleanupReport>& stores, const OutputFlags& output,
                   const std::string& grace) {
   if (output.json) return Status::Ok();
-  uint64_t kept = 0;
-  std::optional<store::Micros> until;
+  uint64_t kept = 0, waiting = 0;
+  std::optional<store::Micros> until, due;
   for (const engine::StoreCleanupReport& s : stores) {
     kept += s.expired_kept;
     if (s.kept_until) until = std::min(until.value_or(*s.kept_until), *s.kept_until);
+    if (s.remaining_due_at) {
+      waiting += s.drain.remaining;
+      due = std::min(due.value_or(*s.remaining_due_at), *s.remaining_due_at);
+    }
+  }
+  if (waiting > 0) {
+    VIGILO_RETURN_IF_ERROR(WriteStdout(
+        std::to_string(waiting) + " recorded key" + (waiting == 1 ? "" : "s") +
+        " of abandoned attempts become deletable at " + control::FormatWallTime(*due) +
+        " (120 s after the writer's lease expired, in case a paused writer still finishes a create); run "
+        "store cleanup again then\n"));
   }
   if (kept == 0) return Status::Ok();
   return WriteStdout(std::to_string(kept) + " unpublished attempt" + (kept == 1 ? " is" : "s are") +
@@ -179,8 +192,8 @@ Status Cleanup(const CleanupArgs& args) {
     if (first.ok() && !report.drain.status.ok()) first = report.drain.status;
   }
   std::vector<std::string> columns = {"store", "abandoned", "deleted", "remaining", "kept", "directories_removed"};
-  if (args.output.json) columns = {"store", "abandoned", "claimed", "deleted", "remaining", "kept", "kept_until",
-                                   "directories_removed"};
+  if (args.output.json) columns = {"store", "abandoned", "claimed", "deleted", "remaining", "remaining_due_at",
+                                   "kept", "kept_until", "directories_removed"};
   if (any_skipped) columns.push_back("skipped");
   if (any_error) columns.push_back("error");
   VIGILO_RETURN_IF_ERROR(PrintTable(columns, rows, args.output));

@@ -140,6 +140,18 @@ Status EnumerateTargets(Context& context, control::ControlStore& ledger, const C
   return Status::Ok();
 }
 
+// Keys left after the drains are not due yet (abandoned within the settle
+// time): when the first becomes deletable, so the report can say when to
+// run cleanup again instead of leaving a bare count.
+void NoteWhenDue(control::ControlStore& ledger, const std::string& id, store::Micros now, StoreCleanupReport& report) {
+  Result<std::vector<control::AttemptRecord>> awaiting = ledger.AttemptsAwaitingCleanup(id);
+  if (!awaiting.ok()) return;
+  for (const control::AttemptRecord& a : *awaiting) {
+    const store::Micros due = std::max(now, a.cleanup_due_at.value_or(now));
+    report.remaining_due_at = std::min(report.remaining_due_at.value_or(due), due);
+  }
+}
+
 StoreCleanupReport CleanOne(Context& context, control::ControlStore& ledger, Target& target,
                             const CleanupOptions& options, store::Micros now) {
   StoreCleanupReport report;
@@ -188,6 +200,7 @@ StoreCleanupReport CleanOne(Context& context, control::ControlStore& ledger, Tar
       if (options.cancel != nullptr && options.cancel->cancelled()) break;
     }
     drain.remaining += remaining;
+    if (remaining > 0) NoteWhenDue(ledger, id, now, report);
     if (!target.local_root.empty() && !deleted.empty()) {
       report.directories_removed += RemoveEmptiedDirectories(target.local_root, deleted, ledger, target.ids);
     }

@@ -298,12 +298,15 @@ TEST_F(StaleAttemptTest, AGraceShorterThanTheSettleTimeAbandonsNowAndDeletesAfte
   EXPECT_EQ((*first)[0].expired_abandoned, 1u);
   EXPECT_EQ((*first)[0].drain.deleted, 0u) << "a paused writer's create may still land";
   EXPECT_EQ((*first)[0].drain.remaining, 2u);
+  // The report says when they become deletable: the settle time after the lease expired.
+  EXPECT_EQ((*first)[0].remaining_due_at, dead.expires_at + control::kDefaultAbandonSettle);
   EXPECT_TRUE(fs::exists(store_dir_ / (dead.key_prefix + "batches/1.jsonl")));
   clock_.Advance(control::kDefaultAbandonSettle - 30 * kSecond);
   Result<std::vector<StoreCleanupReport>> second = Clean(0);
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   ASSERT_EQ(second->size(), 1u);
   EXPECT_EQ((*second)[0].drain.deleted, 2u);
+  EXPECT_EQ((*second)[0].remaining_due_at, std::nullopt);
   EXPECT_EQ(EmptyDirectories(), std::vector<std::string>{});
 }
 

@@ -500,6 +500,7 @@ GovernedStore::GovernedStore(ObjectStore& inner, RequestGovernor& governor, cons
     : ForwardingStore(inner), governor_(governor), cancel_(cancel) {}
 
 Result<Bytes> GovernedStore::Get(std::string_view key, const GetOptions& options) {
+  if (options.attempt != nullptr) return inner().Get(key, options);  // already governed
   return governor_.RunResult(
       "get " + std::string(key),
       [&](const AttemptContext& context) {
@@ -511,6 +512,10 @@ Result<Bytes> GovernedStore::Get(std::string_view key, const GetOptions& options
 }
 
 std::vector<GetResponse> GovernedStore::GetMany(std::span<const GetRequest> requests) {
+  const bool governed_above = !requests.empty() && std::all_of(requests.begin(), requests.end(), [](const GetRequest& r) {
+    return r.options.attempt != nullptr;
+  });
+  if (governed_above) return inner().GetMany(requests);
   std::vector<GetResponse> answers(requests.size(), GetResponse{Result<Bytes>(Internal("unanswered"))});
   size_t next = 0;
   while (next < requests.size()) {
@@ -561,20 +566,24 @@ std::vector<GetResponse> GovernedStore::GetMany(std::span<const GetRequest> requ
   return answers;
 }
 
-Result<ObjectInfo> GovernedStore::Head(std::string_view key, const AttemptContext*) {
+Result<ObjectInfo> GovernedStore::Head(std::string_view key, const AttemptContext* attempt) {
+  if (attempt != nullptr) return inner().Head(key, attempt);
   return governor_.RunResult(
       "head " + std::string(key), [&](const AttemptContext& context) { return inner().Head(key, &context); },
       cancel_);
 }
 
 Result<CreateResult> GovernedStore::CreateIfAbsent(std::string_view key, std::span<const uint8_t> bytes,
-                                                   const AttemptContext*) {
+                                                   const AttemptContext* attempt) {
+  if (attempt != nullptr) return inner().CreateIfAbsent(key, bytes, attempt);
   return governor_.RunResult(
       "create " + std::string(key),
       [&](const AttemptContext& context) { return inner().CreateIfAbsent(key, bytes, &context); }, cancel_);
 }
 
-Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_view key, const AttemptContext*) {
+Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_view key, const AttemptContext* attempt) {
+  // Governed above: that governor's writer commits this one's (unwrapped).
+  if (attempt != nullptr) return inner().BeginCreate(key, attempt);
   Result<std::unique_ptr<ObjectWriter>> writer = governor_.RunResult(
       "begin create " + std::string(key),
       [&](const AttemptContext& context) { return inner().BeginCreate(key, &context); }, cancel_);
@@ -583,7 +592,8 @@ Result<std::unique_ptr<ObjectWriter>> GovernedStore::BeginCreate(std::string_vie
       std::make_unique<GovernedWriter>(std::move(writer).value(), governor_, std::string(key), cancel_));
 }
 
-Status GovernedStore::Delete(std::string_view key, const AttemptContext*) {
+Status GovernedStore::Delete(std::string_view key, const AttemptContext* attempt) {
+  if (attempt != nullptr) return inner().Delete(key, attempt);
   return governor_.Run(
       "delete " + std::string(key), [&](const AttemptContext& context) { return inner().Delete(key, &context); },
       cancel_);

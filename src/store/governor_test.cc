@@ -1086,6 +1086,56 @@ TEST(GovernedStoreTest, ARetriedCreateAfterALostReplyFindsItsOwnBytes) {
   EXPECT_EQ(f.inner->objects_.at("k"), "abc");
 }
 
+// The dispatcher governs a remote store, and a writer governs it again to
+// add its cancel token: the stacked governed stores make one operation, as
+// if there were one (found on RGW: an ingest made 9 connection attempts and
+// said "(after 3 attempts) (after 3 attempts)").
+TEST(GovernedStoreTest, StackedGovernedStoresRetryOnceAndHoldOnePermit) {
+  GovernedFixture f;
+  CancelToken cancel;
+  ForwardingStore declared(static_cast<ObjectStore&>(*f.store));  // as DeclareCapabilities between them
+  GovernedStore outer(declared, *f.governor, &cancel);
+  f.inner->objects_["k"] = "hello";
+  std::vector<uint64_t> permits_during_call;
+  f.inner->on_call = [&] { permits_during_call.push_back(f.governor->permits_available()); };
+
+  f.inner->failures = {Unavailable("a"), Unavailable("b"), Unavailable("c"), Unavailable("d")};
+  Status created = outer.CreateIfAbsent("new", AsBytes("x")).status();
+  EXPECT_EQ(created.message(), "c (after 3 attempts)");
+  EXPECT_EQ(f.inner->calls, 3);
+  EXPECT_EQ(permits_during_call, (std::vector<uint64_t>{3, 3, 3}));
+
+  for (auto call : std::vector<std::function<Status()>>{
+           [&] { return outer.Get("k").status(); }, [&] { return outer.Head("k").status(); },
+           [&] { return outer.Delete("gone"); }}) {
+    f.inner->calls = 0;
+    f.inner->failures = {Unavailable("a"), Unavailable("b")};
+    EXPECT_TRUE(call().ok());
+    EXPECT_EQ(f.inner->calls, 3);
+  }
+  f.inner->calls = 0;
+  f.inner->failures = {Unavailable("a"), Unavailable("b"), Unavailable("c")};
+  const GetRequest requests[] = {{.key = "k", .options = {}}, {.key = "k", .options = {}}};
+  std::vector<GetResponse> answers = outer.GetMany(requests);
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_TRUE(answers[0].bytes.ok() && answers[1].bytes.ok());
+  EXPECT_EQ(f.inner->calls, 5);  // 2, then the round that retries both, then 1
+
+  Result<std::unique_ptr<ObjectWriter>> writer = outer.BeginCreate("w");
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append(AsBytes("xyz")).ok());
+  f.inner->failures = {Unavailable("503")};
+  EXPECT_EQ((*writer)->Commit().status().message(), "503");
+  EXPECT_EQ(f.inner->commits, 1);
+  EXPECT_EQ(f.governor->permits_available(), 4u);
+
+  // The outer store's cancel token governs the whole stack.
+  cancel.Cancel();
+  f.inner->calls = 0;
+  EXPECT_EQ(outer.Get("k").status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(f.inner->calls, 0);
+}
+
 TEST(GovernedStoreTest, AWriterCommitsExactlyOnce) {
   GovernedFixture f;
   Result<std::unique_ptr<ObjectWriter>> writer = f.store->BeginCreate("k");

@@ -16,7 +16,7 @@
 namespace vigilo::store::testing {
 namespace {
 
-std::string Script() { return std::string(VIGILO_SOURCE_DIR) + "/tests/s3/rgw.sh"; }
+std::string Script() { return std::string(VIGILO_SOURCE_DIR) + "/scripts/ceph-rgw"; }
 
 // Runs `command` with sh, returning its stdout (stderr goes to `log`).
 Result<std::string> Run(const std::string& command, const std::string& log) {
@@ -85,7 +85,7 @@ Result<SharedRgw*> SharedRgw::Get() {
     rgw->access_key_ = values["access_key"];
     rgw->secret_key_ = values["secret_key"];
     if (rgw->endpoint_.empty() || rgw->secret_key_.empty()) {
-      holder.status = IoError("rgw.sh printed no endpoint: " + *out);
+      holder.status = IoError("scripts/ceph-rgw printed no endpoint: " + *out);
       return holder.status;
     }
     rgw->credentials_file_ = files + "/credentials";

@@ -1,5 +1,5 @@
 // One Ceph RGW (S3) per test process on loopback, for the s3 backend's
-// tests: started on first use by tests/s3/rgw.sh (a mon, a memstore OSD and
+// tests: started on first use by scripts/ceph-rgw (a mon, a memstore OSD and
 // radosgw as children of that script, by PID, never a system service; a
 // watchdog stops them if this process dies without stopping them) and
 // stopped at exit. Every test uses its own key prefix in the one bucket.

@@ -6,6 +6,9 @@
 // and that no error ever names the endpoint, bucket, prefix or a credential.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -80,6 +83,78 @@ TEST_F(S3StoreTest, ConditionalCreateReadsBackOn412) {
     ExpectClean(clash);
   }
   EXPECT_EQ(store->Get("obj")->view(), "first bytes");
+}
+
+// Seed 004: conditional creation "from each adapter and configured
+// endpoint". N processes (each its own store and connections, released
+// together) create one new key, even-numbered ones with one body and odd ones
+// with another: exactly one is `created`, and each other process reports what
+// its own bytes say about the winner's: `already_identical` when its body is
+// the one stored, `already_exists` otherwise. Five rounds per N.
+char CreateInChild(const StoreEntry& entry, const std::string& key, const std::string& body, int start_fd) {
+  char go;
+  if (::read(start_fd, &go, 1) != 1) return 'R';
+  auto store = MakeS3Backend()->Open(entry, OpenOptions{.writable = true});
+  if (!store.ok()) return 'O';
+  auto created = (*store)->CreateIfAbsent(key, AsBytes(body));
+  if (created.ok()) return created->outcome == CreateOutcome::kCreated ? 'C' : 'I';
+  if (created.status().code() == StatusCode::kAlreadyExists) return 'E';
+  std::fprintf(stderr, "child: %s\n", created.status().ToString().c_str());
+  return 'X';
+}
+
+TEST_F(S3StoreTest, ConcurrentProcessesCreatingOneKeyHaveExactlyOneWinner) {
+  const StoreEntry entry = rgw_->Entry("lake", prefix_);
+  const std::string bodies[2] = {"the even processes' bytes", "the odd processes' bytes!"};
+  for (int n : {2, 4, 8}) {
+    for (int round = 0; round < 5; ++round) {
+      const std::string key = "race/" + std::to_string(n) + "/" + std::to_string(round);
+      int start[2], results[2];
+      ASSERT_EQ(::pipe(start), 0);
+      ASSERT_EQ(::pipe(results), 0);
+      std::vector<pid_t> children;
+      for (int i = 0; i < n; ++i) {
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+          ::close(start[1]);
+          ::close(results[0]);
+          const char outcome[2] = {static_cast<char>('0' + i), CreateInChild(entry, key, bodies[i % 2], start[0])};
+          (void)!::write(results[1], outcome, 2);
+          ::_exit(0);  // no destructors: the parent owns the RGW
+        }
+        children.push_back(pid);
+      }
+      ::close(start[0]);
+      ::close(results[1]);
+      const std::string go(n, 'g');  // releases every child at once
+      ASSERT_EQ(::write(start[1], go.data(), go.size()), static_cast<ssize_t>(n));
+      ::close(start[1]);
+      std::map<int, char> outcome_of;
+      char pair[2];
+      while (::read(results[0], pair, 2) == 2) outcome_of[pair[0] - '0'] = pair[1];
+      ::close(results[0]);
+      for (pid_t pid : children) {
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+      }
+      ASSERT_EQ(outcome_of.size(), static_cast<size_t>(n)) << key;
+      auto stored = Open()->Get(key);
+      ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+      const std::string winner_body(stored->view());
+      int created = 0;
+      for (const auto& [i, outcome] : outcome_of) {
+        const bool same_bytes = bodies[i % 2] == winner_body;
+        if (outcome == 'C') {
+          ++created;
+          EXPECT_TRUE(same_bytes) << key << ": the winner's bytes are not the stored ones";
+        } else {
+          EXPECT_EQ(outcome, same_bytes ? 'I' : 'E') << key << " process " << i;
+        }
+      }
+      EXPECT_EQ(created, 1) << key;
+    }
+  }
 }
 
 TEST_F(S3StoreTest, ALostAcknowledgementIsRetriedIntoAVerifiedReplay) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vigilo end to end against an s3:// alias on a private Ceph RGW
-# (tests/s3/rgw.sh): a dataset ingests into the bucket, verifies, exports
+# (scripts/ceph-rgw): a dataset ingests into the bucket, verifies, exports
 # byte for byte and is planned; a publication builds into the bucket and
 # `index query|inspect|verify ALIAS:KEY/manifest.json` answer as for the same
 # publication built into a local directory; store cleanup drains; and no
@@ -20,7 +20,7 @@ root=$(cd "$here/../.." && pwd)
 
 tmp=$(mktemp -d)
 cleanup() {
-  bash "$here/rgw.sh" down "$tmp/rgw" >/dev/null 2>&1
+  bash "$root/scripts/ceph-rgw" down "$tmp/rgw" >/dev/null 2>&1
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -38,7 +38,7 @@ check() {  # check NAME COMMAND...: pass when the command succeeds
 }
 
 start=$(date +%s.%N)
-bash "$here/rgw.sh" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
+bash "$root/scripts/ceph-rgw" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
 echo "rgw up in $(echo "$(date +%s.%N) - $start" | bc) s"
 # shellcheck disable=SC1091
 . "$tmp/rgw.env"

@@ -54,6 +54,9 @@ struct StoreCleanupReport {
   uint64_t expired_abandoned = 0;     // expired attempts past the grace abandoned by this run
   uint64_t expired_kept = 0;          // expired attempts within the grace, kept for a rerun
   std::optional<store::Micros> kept_until;  // when the first kept one passes the grace
+  // With drain.remaining > 0: when the first remaining key becomes deletable
+  // (an attempt abandoned within the settle time after its lease expired).
+  std::optional<store::Micros> remaining_due_at;
   uint64_t directories_removed = 0;   // emptied directories (and dead temporaries) removed
 };
 

@@ -289,8 +289,11 @@ std::invoke_result_t<Fn&, const AttemptContext&> RequestGovernor::RunResult(std:
 // writer's Append passes straight through (a backend's writer buffers or
 // spools; only its Commit is a request); its Commit is one governed attempt,
 // because a writer commits at most once. Non-transient errors come back
-// unchanged. A context a caller passes in is not used: this store makes
-// its own (a governed store under another one would nest permits).
+// unchanged. A call that arrives with an AttemptContext is already governed
+// (a governed store above this one made that attempt): it passes straight
+// through as that one attempt, so stacked governed stores (the dispatcher's
+// under a writer's, which adds the caller's cancel token) retry once, not
+// once per layer, and never hold two permits for one request.
 class GovernedStore final : public ForwardingStore {
  public:
   // `governor` (and `cancel`, applied to every call) outlive the store.
