@@ -3,11 +3,6 @@
 // and read from the store its publishing attempt wrote to; a REF (@FILE, -,
 // inline JSON, or a path) from --store, or from the configured alias its
 // storage_alias names. Every object is verified before it is used.
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -24,7 +19,6 @@
 #include "vigilo/control/cleanup.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/json/parse.h"
-#include "vigilo/parquet/writer.h"
 #include "vigilo/engine/dataset_read.h"
 #include "vigilo/store/config.h"
 
@@ -105,68 +99,23 @@ Status Verify(const ReadArgs& args) {
   return PrintRecord(r, args.output);
 }
 
-// -o FILE is written as a temporary beside it, `.<name>.vigilo-export-<pid>`,
-// renamed onto FILE only once the export verified: FILE is either as it was
-// (absent, or the user's earlier file, never truncated) or the whole export.
-// A failure or an interrupt removes the temporary; the temporary of an export
-// that died (SIGKILL: its pid is gone on this host) is removed by the next
-// export to the same FILE.
-std::string ExportTemporary(const std::filesystem::path& file, long pid) {
-  return (file.parent_path() / ("." + file.filename().string() + ".vigilo-export-" + std::to_string(pid))).string();
-}
-
-void RemoveDeadExportTemporaries(const std::filesystem::path& file) {
-  const std::string prefix = "." + file.filename().string() + ".vigilo-export-";
-  std::filesystem::path dir = file.parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const long pid = std::stol(digits);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      std::error_code removed;
-      std::filesystem::remove(entry.path(), removed);
-    }
-  }
-}
-
 // The exact canonical submitted document. Bytes are written as they are
-// verified; a failure found at the end still exits non-zero. SIGINT/SIGTERM
-// stop it before the next batch (docs/errors.md, "Signals").
+// verified; a failure found at the end still exits non-zero. -o FILE is
+// replaced only by a whole, verified export (engine::ExportDatasetToFile).
+// SIGINT/SIGTERM stop it before the next batch (docs/errors.md, "Signals").
 Status Export(const ReadArgs& args) {
   VIGILO_ASSIGN_OR_RETURN(OpenedRoot opened, OpenDataset(args));
-  std::unique_ptr<parquet::FileSink> file;
-  std::string temporary;
-  if (!args.out_file.empty()) {
-    RemoveDeadExportTemporaries(args.out_file);
-    temporary = ExportTemporary(args.out_file, static_cast<long>(::getpid()));
-    auto created = parquet::FileSink::Create(temporary);
-    if (!created.ok()) return Status(created.status().code(), std::string(created.status().message())).WithPath(args.out_file);
-    file = std::move(*created);
-  }
-  auto out = [&file](std::string_view bytes) -> Status {
-    if (!file) return WriteStdout(bytes);
-    return file->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-  };
   store::CancelToken cancel;
   InterruptCancels interrupt(cancel);
-  auto exported = engine::ExportDataset(opened.resolved.root, opened.budget, opened.fetch, out, &cancel);
-  Status status = exported.status();
-  if (file) {
-    Status closed = file->Close();
-    if (status.ok()) status = closed;
-    std::error_code ec;
-    if (status.ok()) {
-      std::filesystem::rename(temporary, args.out_file, ec);
-      if (ec) status = IoError("cannot rename the finished export into place: " + ec.message()).WithPath(args.out_file);
-    }
-    if (!status.ok()) std::filesystem::remove(temporary, ec);
+  Status status;
+  if (!args.out_file.empty()) {
+    status = engine::ExportDatasetToFile(opened.resolved.root, opened.budget, opened.fetch, args.out_file, &cancel)
+                 .status();
+  } else {
+    status = engine::ExportDataset(opened.resolved.root, opened.budget, opened.fetch, WriteStdout, &cancel).status();
   }
-  const std::string left = file ? "nothing was exported, and " + args.out_file + " is as it was"
-                                : "what was written to stdout is incomplete";
+  const std::string left = !args.out_file.empty() ? "nothing was exported, and " + args.out_file + " is as it was"
+                                                  : "what was written to stdout is incomplete";
   return UnderFlag(interrupt.Explain(status, left));
 }
 

@@ -2,7 +2,14 @@
 
 #include "verified_fetch.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
 #include <memory>
+#include <span>
+#include <string>
 #include <utility>
 
 #include "vigilo/cases/dataset_reader.h"
@@ -12,6 +19,7 @@
 #include "vigilo/hash/blake3.h"
 #include "vigilo/json/parse.h"
 #include "vigilo/json/write.h"
+#include "vigilo/parquet/writer.h"
 
 namespace vigilo::engine {
 namespace {
@@ -307,6 +315,55 @@ Result<CasesSummary> ReadDatasetCases(const cases::ObjectRef& root, const cases:
       }));
   summary.bytes_fetched = fetcher.bytes_fetched;
   return summary;
+}
+
+namespace {
+
+std::string ExportTemporary(const std::filesystem::path& file, long pid) {
+  return (file.parent_path() / ("." + file.filename().string() + ".vigilo-export-" + std::to_string(pid))).string();
+}
+
+void RemoveDeadExportTemporaries(const std::filesystem::path& file) {
+  const std::string prefix = "." + file.filename().string() + ".vigilo-export-";
+  std::filesystem::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::stol(digits);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code removed;
+      std::filesystem::remove(entry.path(), removed);
+    }
+  }
+}
+
+}  // namespace
+
+Result<ExportSummary> ExportDatasetToFile(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                          const cases::ObjectBytesFetch& fetch, const std::string& path,
+                                          const store::CancelToken* cancel) {
+  RemoveDeadExportTemporaries(path);
+  const std::string temporary = ExportTemporary(path, static_cast<long>(::getpid()));
+  Result<std::unique_ptr<parquet::FileSink>> created = parquet::FileSink::Create(temporary);
+  if (!created.ok()) return Status(created.status().code(), std::string(created.status().message())).WithPath(path);
+  std::unique_ptr<parquet::FileSink> file = std::move(created).value();
+  auto out = [&file](std::string_view bytes) {
+    return file->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  };
+  Result<ExportSummary> exported = ExportDataset(root, budget, fetch, out, cancel);
+  Status closed = file->Close();
+  if (exported.ok() && !closed.ok()) exported = closed;
+  std::error_code ec;
+  if (exported.ok()) {
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) exported = IoError("cannot rename the finished export into place: " + ec.message()).WithPath(path);
+  }
+  if (!exported.ok()) std::filesystem::remove(temporary, ec);
+  return exported;
 }
 
 }  // namespace vigilo::engine

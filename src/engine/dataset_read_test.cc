@@ -14,6 +14,7 @@
 #include "../cases/store_test_support.h"
 #include "../cases/writer_test_support.h"
 #include "vigilo/cases/dataset_writer.h"
+#include "vigilo/common/byte_source.h"
 #include "vigilo/common/hex.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/hash/blake3.h"
@@ -287,6 +288,43 @@ TEST(DatasetExportTest, AWrongManifestHashIsAnIntegrityErrorAfterTheBytes) {
   EXPECT_EQ(e.status.code(), StatusCode::kIntegrityError);
   EXPECT_EQ(e.status.path(), "$.dataset_hash");
   EXPECT_EQ(e.bytes, *json::ToCanonical(J(Document(3, "", ""))));  // written before the check
+}
+
+// `dataset export -o FILE` for every edge: the file is the whole export,
+// or as it was; no temporary is left, and a dead export's is removed.
+TEST(DatasetExportTest, ToFileReplacesTheFileOnlyWithAWholeVerifiedExport) {
+  TestStore store;
+  auto written = WriteDocument(store, Document(10, "", ""), cases::BatchLimits{4, 1 << 20});
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    ("export-to-file-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "out.json").string();
+  // A temporary of an export killed earlier: pid 999999999 is no process.
+  const std::filesystem::path dead = dir / ".out.json.vigilo-export-999999999";
+  std::FILE* f = std::fopen(dead.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  auto done = ExportDatasetToFile(written->manifest_ref, cases::BudgetConfig::Defaults(), store.BytesFetch(), file);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  Exported e = Export(store, written->manifest_ref);
+  Result<std::string> read = ReadFileToString(file, 1 << 20);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const std::string& bytes = *read;
+  EXPECT_EQ(bytes, e.bytes);
+  EXPECT_EQ(done->bytes_written, bytes.size());
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  // A tampered batch: the earlier file stays, and nothing else is left.
+  std::string key = "datasets/geo/a/g1/batches/0000000004-0000000008.jsonl";
+  std::string tampered = store.Object(key);
+  tampered[tampered.size() / 2] ^= 1;
+  store.memory.Overwrite(key, tampered);
+  auto failed = ExportDatasetToFile(written->manifest_ref, cases::BudgetConfig::Defaults(), store.BytesFetch(), file);
+  EXPECT_EQ(failed.status().code(), StatusCode::kIntegrityError) << failed.status().ToString();
+  EXPECT_EQ(std::filesystem::file_size(file), bytes.size());
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
+  std::filesystem::remove_all(dir);
 }
 
 // --- show ----------------------------------------------------------------------

@@ -2,15 +2,12 @@
 // verify, cases and export (engine/dataset_ingest.h, dataset_read.h). The
 // records are the CLI's `--json` records field for field, built here from
 // the same engine results (tests/python compares them with the CLI's).
-#include <unistd.h>
-
 #include <condition_variable>
 #include <deque>
-#include <filesystem>
 #include <mutex>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "errors.h"
@@ -20,7 +17,6 @@
 #include "vigilo/engine/dataset_ingest.h"
 #include "vigilo/engine/dataset_read.h"
 #include "vigilo/json/parse.h"
-#include "vigilo/parquet/writer.h"
 
 namespace vigilo::python {
 namespace {
@@ -274,37 +270,19 @@ class CaseStream {
   std::thread reader_;
 };
 
-// `dataset export -o FILE`: written beside FILE and renamed onto it only
-// once the export verified, so FILE is either as it was or the whole export.
+// `dataset export -o FILE` (engine::ExportDatasetToFile): FILE is either
+// as it was or the whole, verified export.
 py::object Export(Root& root, const std::string& path) {
-  const std::filesystem::path file(path);
-  const std::string temporary =
-      (file.parent_path() / ("." + file.filename().string() + ".vigilo-export-" + std::to_string(::getpid())))
-          .string();
   store::CancelToken cancel;
   InterruptGuard interrupt(cancel);
-  Result<engine::ExportSummary> exported = [&]() -> Result<engine::ExportSummary> {
+  Result<engine::ExportSummary> exported = [&] {
     py::gil_scoped_release release;
     std::lock_guard lock(root.mutex);
-    Result<std::unique_ptr<parquet::FileSink>> sink = parquet::FileSink::Create(temporary);
-    if (!sink.ok()) return Status(sink.status().code(), std::string(sink.status().message())).WithPath(path);
-    auto out = [&sink](std::string_view bytes) {
-      return (*sink)->Append(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-    };
-    Result<engine::ExportSummary> done =
-        engine::ExportDataset(root.opened.resolved.root, root.budget, root.opened.fetch, out, &cancel);
-    Status closed = (*sink)->Close();
-    std::error_code ec;
-    if (done.ok() && !closed.ok()) done = closed;
-    if (done.ok()) {
-      std::filesystem::rename(temporary, file, ec);
-      if (ec) done = IoError("cannot rename the finished export into place: " + ec.message()).WithPath(path);
-    }
-    if (!done.ok()) std::filesystem::remove(temporary, ec);
-    return done;
+    return engine::ExportDatasetToFile(root.opened.resolved.root, root.budget, root.opened.fetch, path, &cancel);
   }();
-  if (!exported.ok()) Check(interrupt.Explain(exported.status(), ("nothing was exported, and " + path +
-                                                                   " is as it was").c_str()));
+  if (!exported.ok()) {
+    Check(interrupt.Explain(exported.status(), ("nothing was exported, and " + path + " is as it was").c_str()));
+  }
   json::Object r;
   r.Set("bytes_written", Uint(exported->bytes_written));
   r.Set("case_count", Uint(exported->case_count));

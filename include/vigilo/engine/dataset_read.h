@@ -104,6 +104,16 @@ Result<ExportSummary> ExportDataset(const cases::ObjectRef& root, const cases::B
                                     const std::function<Status(std::string_view bytes)>& out,
                                     const store::CancelToken* cancel = nullptr);
 
+// `dataset export -o FILE` for every edge: ExportDataset into `path`
+// through a temporary beside it, `.<name>.vigilo-export-<pid>`, renamed
+// onto `path` only once the export verified, so `path` is either as it was
+// (absent, or an earlier file, never truncated) or the whole export. A
+// failure or a cancel removes the temporary; temporaries of exports that
+// died (SIGKILL: their pid is gone on this host) are removed first.
+Result<ExportSummary> ExportDatasetToFile(const cases::ObjectRef& root, const cases::BudgetConfig& budget,
+                                          const cases::ObjectBytesFetch& fetch, const std::string& path,
+                                          const store::CancelToken* cancel = nullptr);
+
 // `dataset cases --from N --to M`: the records with ordinals in [from, to)
 // (to clamped to case_count; from >= case_count or from >= to is
 // InvalidArgument naming the range and the count), in ordinal order, from
