@@ -11,6 +11,7 @@
 #include "vigilo/engine/run_planner.h"
 #include "vigilo/engine/run_profile.h"
 #include "vigilo/engine/run_read.h"
+#include "vigilo/engine/run_routes.h"
 
 namespace vigilo::python {
 namespace {
@@ -186,22 +187,50 @@ py::object ShardChunks(Root& root, int32_t shard) {
   return ToPython(json::Value(std::move(rows)));
 }
 
-// The shard routes of a named run (control metadata), shard → (route, epoch).
+json::Value RouteJson(const control::ShardRoute& route) {
+  json::Object o;
+  o.Set("run_shard", Count(route.run_shard));
+  o.Set("route", json::Value(route.route));
+  o.Set("epoch", json::Value::Uint(route.epoch));
+  o.Set("updated_at", json::Value(control::FormatWallTime(route.updated_at)));
+  return json::Value(std::move(o));
+}
+
+// The run's name: routes belong to a name (control metadata), not to a plan.
+std::string RunName(const Root& root) {
+  if (!root.opened.resolved.record) Check(InvalidArgument("shard routes belong to a run name; this run was opened "
+                                                          "by its reference").WithPath("run"));
+  return root.opened.resolved.record->name;
+}
+
+// `run routes --json`: each moved shard's route and epoch (the others are
+// on route default, epoch 0).
 py::object Routes(Root& root) {
+  const std::string name = RunName(root);
   json::Array rows;
-  if (root.opened.resolved.record) {
+  {
     py::gil_scoped_release release;
     std::lock_guard lock(root.session->mutex());
     control::ControlStore* control = Unwrap(root.session->context().ExistingControl());
-    for (const control::ShardRoute& r : Unwrap(control->ShardRoutes(root.opened.resolved.record->name))) {
-      json::Object o;
-      o.Set("run_shard", Count(r.run_shard));
-      o.Set("route", json::Value(r.route));
-      o.Set("epoch", json::Value::Uint(r.epoch));
-      rows.push_back(json::Value(std::move(o)));
-    }
+    for (const control::ShardRoute& r : Unwrap(control->ShardRoutes(name))) rows.push_back(RouteJson(r));
   }
   return ToPython(json::Value(std::move(rows)));
+}
+
+// `run move --shard N --to ROUTE [--epoch E]` (engine::MoveRunShard): a
+// stale `epoch` is vigilo.Fenced.
+py::object Move(Root& root, int32_t shard, const std::string& route, std::optional<uint64_t> epoch) {
+  const std::string name = RunName(root);
+  control::ShardRoute moved = [&] {
+    py::gil_scoped_release release;
+    std::lock_guard lock(root.session->mutex());
+    return Unwrap(engine::MoveRunShard(root.session->context(), name, shard, route, epoch));
+  }();
+  py::dict record = ToPython(RouteJson(moved));
+  py::dict out;
+  out["name"] = name;  // first, as `run move` prints it
+  for (auto item : record) out[item.first] = item.second;
+  return out;
 }
 
 }  // namespace
@@ -220,7 +249,8 @@ void BindRuns(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& ses
       .def("run_verify", &Verify, py::arg("cases") = false)
       .def("run_chunk", &Chunk, py::arg("index"))
       .def("run_shard_chunks", &ShardChunks, py::arg("shard"))
-      .def("run_routes", &Routes);
+      .def("run_routes", &Routes)
+      .def("run_move", &Move, py::arg("shard"), py::arg("route"), py::arg("epoch") = py::none());
 }
 
 }  // namespace vigilo::python

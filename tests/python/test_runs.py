@@ -58,3 +58,20 @@ def test_run_errors(ctx, cli, run_name):
     assert str(e.value) == cli.error("run", "show", "no-such-run")
     with pytest.raises(vigilo.InvalidFormat):
         ctx.plan("geo-runs", {"profile_id": "p", "no_such_field": 1}, store="./nowhere")
+
+
+def test_shard_routes_equal_the_cli(ctx, cli, home, run_name):
+    run = ctx.run(run_name)
+    moved = run.move_shard(0, "pool-a")
+    assert moved["name"] == run_name and moved["route"] == "pool-a" and moved["run_shard"] == 0
+    assert run.routes() == cli.json_lines("run", "routes", run_name, "--json")
+    assert run.shard_chunks(0) == cli.json_lines("run", "chunks", run_name, "--shard", "0", "--json")
+    assert {c["route"] for c in run.shard_chunks(0)} == {"pool-a"}
+    with pytest.raises(vigilo.Fenced) as e:
+        run.move_shard(0, "pool-b", epoch=moved["epoch"] - 1)
+    assert str(e.value) == cli.error("run", "move", run_name, "--shard", "0", "--to", "pool-b", "--epoch",
+                                     str(moved["epoch"] - 1))
+    again = run.move_shard(0, "pool-b", epoch=moved["epoch"])
+    assert again["epoch"] == moved["epoch"] + 1
+    with pytest.raises(vigilo.InvalidArgument):  # routes belong to a name
+        ctx.run(run.ref, store=str(home / "store-py")).routes()

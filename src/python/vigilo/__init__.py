@@ -277,6 +277,16 @@ class Run:
                 c["epoch"] = route["epoch"] if route else 0
         return chunks
 
+    def routes(self):
+        """``run routes --json``: the route and epoch of each moved shard (the others are on route default,
+        epoch 0). Routes belong to a run name: a run opened by reference has none."""
+        return self._root.run_routes()
+
+    def move_shard(self, shard, route, epoch=None):
+        """``run move --shard N --to ROUTE [--epoch E]``: control metadata only, no object changes. With
+        ``epoch`` a compare-and-set: ``vigilo.Fenced`` when another move came first."""
+        return self._root.run_move(int(shard), route, epoch)
+
     def chunk(self, index):
         """``run chunk --index N``: the chunk's cases, returned only after its case projection verified."""
         info, cases = self._root.run_chunk(int(index))
