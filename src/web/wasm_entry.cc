@@ -105,6 +105,12 @@ std::string KeyText(const vigilo::ivf::KeyColumn& keys, size_t i) {
   return hex + "\"";
 }
 
+std::string VectorFieldJson(const vigilo::ivf::Manifest& m) {
+  std::string out;
+  vigilo::json::WriteString(m.index.vector_field, &out);
+  return out;
+}
+
 }  // namespace
 
 extern "C" {
@@ -112,7 +118,7 @@ extern "C" {
 const char* vigilo_error() { return LastError().c_str(); }
 
 // What the module's `info` shows, and every object with its size and
-// digest (for `verify`): {"ntotal","nlist","dimension","metric","encoding",
+// digest (for `verify`): {"ntotal","nlist","dimension","vector_field","metric","encoding",
 // "key":[{name,type}],"columns":[{name,type}],"embedding":{…}|null,"objects":[…]}.
 const char* vigilo_reader_info(void* handle) {
   static std::string text;
@@ -138,7 +144,8 @@ const char* vigilo_reader_info(void* handle) {
     for (const auto& a : m.embedding->assets) objects.push_back(&a);
   }
   text = "{\"ntotal\":" + std::to_string(m.index.ntotal) + ",\"nlist\":" + std::to_string(m.index.nlist) +
-         ",\"dimension\":" + std::to_string(m.index.dimension) + ",\"metric\":\"" +
+         ",\"dimension\":" + std::to_string(m.index.dimension) + ",\"vector_field\":" + VectorFieldJson(m) +
+         ",\"metric\":\"" +
          std::string(vigilo::ivf::MetricName(m.index.metric)) + "\",\"encoding\":\"" +
          std::string(vigilo::ivf::EncodingName(m.index.encoding)) + "\",\"key\":" + fields(m.index.source_key) +
          ",\"columns\":" + (m.source ? fields(m.source->columns) : "[]") + ",\"embedding\":";

@@ -131,6 +131,20 @@ try {
         keyName, p.columns);
     }
     pass(`${p.name}: 5 vector queries through the page equal to the CLI`);
+    if (p.name === 'l2-lvq8-source') {
+      // "Use row N's vector": the row's own vector from the source table, then
+      // a search with it: equal to the CLI, row 7 itself first.
+      await page.fill('#row', '7');
+      await page.evaluate(() => { document.body.dataset.state = 'fetching'; });
+      await page.click('#row-button');
+      await page.waitForFunction(() => ['open', 'error'].includes(document.body.dataset.state) && document.body.dataset.busy === 'no');
+      const own = JSON.parse(await page.inputValue('#vector'));
+      check(Array.isArray(own) && own.length === 24, `row 7's vector: ${JSON.stringify(own)}`);
+      const table = await searchPage({ vector: own, k: 10, nprobe: 6, columns: [] });
+      compareTable('row 7\'s vector', table, cliQuery(vigilo, url, ['--vector', JSON.stringify(own)], 10, 6, []), keyName, []);
+      check(table.rows[0][1].text === '7', `row 7's vector finds ${table.rows[0][1].text} first`);
+      pass("\"use row N's vector\" (row 7): the search equals the CLI's and finds row 7 first");
+    }
   }
   // 10 text queries.
   const textUrl = `${origin(pagePort)}/text/manifest.json`;

@@ -57,6 +57,8 @@ function showSummary(info, url) {
   $('summary').append(dl);
   $('text-label').hidden = !info.embedding;
   $('vector-label').hidden = Boolean(info.embedding);
+  // A row's own vector as the query, when the source table holds the indexed column.
+  $('row-vector').hidden = Boolean(info.embedding) || !info.columns.some((c) => c.name === info.vector_field);
   const columns = $('columns');
   columns.querySelectorAll('label').forEach((l) => l.remove());
   for (const c of info.columns) {
@@ -162,6 +164,19 @@ $('open').addEventListener('submit', (e) => {
   address.searchParams.set('manifest', url);
   history.replaceState(null, '', address);
   open(url);
+});
+$('row-button').addEventListener('click', async () => {
+  clearError();
+  busy('Fetching the row…');
+  try {
+    const [row] = await pub.rows([BigInt($('row').value)], [pub.info.vector_field]);
+    $('vector').value = JSON.stringify(row[pub.info.vector_field]);
+    document.body.dataset.state = 'open';
+  } catch (e) {
+    showError(e);
+  } finally {
+    busy('');
+  }
 });
 $('query').addEventListener('submit', (e) => {
   e.preventDefault();
