@@ -23,5 +23,15 @@ function(vigilo_test name)
   target_compile_definitions(${name} PRIVATE
     VIGILO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     VIGILO_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  if("vigilo_control_testing" IN_LIST ARG_DEPS)
+    # The PostgreSQL instances of ControlBackends() suites (and the
+    # Postgres* suites) share one server per process: one CTest entry runs
+    # them all, so the server starts once, not once per case.
+    set(postgres "*/Postgresql:Postgres*")
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_FILTER "-${postgres}")
+    add_test(NAME ${name}_postgresql COMMAND ${name} --gtest_filter=${postgres})
+    set_tests_properties(${name}_postgresql PROPERTIES LABELS postgresql TIMEOUT 600)
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

@@ -1,8 +1,8 @@
 // The control backends every test suite that uses control state runs over
 // (control's own suite, the engine's): a backend is a way to make an empty
 // control store location and to open connections to it. SQLite (a file)
-// is the one backend today; PostgreSQL joins ControlBackends() and every
-// suite parameterized by it runs against it too.
+// and PostgreSQL (a fresh schema in one server per test process) are the
+// two; every suite parameterized by ControlBackends() runs against both.
 #pragma once
 
 #include <gtest/gtest.h>

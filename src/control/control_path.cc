@@ -5,6 +5,7 @@
 #include "sqlite_db.h"
 #include "vigilo/common/paths.h"
 #include "vigilo/control/cleanup.h"
+#include "vigilo/control/postgres_control_store.h"
 #include "vigilo/control/sqlite_control_store.h"
 #include "vigilo/store/config.h"
 
@@ -19,6 +20,14 @@ constexpr std::string_view kHostPrefix = "local://";  // local://<host>/<path>
 Result<std::unique_ptr<ControlStore>> OpenControlStore(std::string_view locator, const SqliteOptions& options) {
   if (locator == kMemoryControlLocator) return OpenSqliteControlStore(std::string(sqlite::kInMemoryDatabase), options);
   if (locator.empty()) return InvalidArgument("the control locator is empty");
+  if (IsPostgresLocator(locator)) {
+    // The same injected clock and random source, whichever backend.
+    PostgresOptions postgres;
+    postgres.wall_clock = options.wall_clock;
+    postgres.random = options.random;
+    postgres.create = options.create;
+    return OpenPostgresControlStore(std::string(locator), postgres);
+  }
   std::filesystem::path path(locator);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) path /= kControlDatabaseFile;

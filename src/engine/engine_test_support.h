@@ -1,6 +1,6 @@
 // The fixture the engine tests that use control state share, run over every
-// control backend (control_backends_testing.h: SQLite now, PostgreSQL when
-// it joins): a scratch directory (with a spool directory), a control store
+// control backend (control_backends_testing.h: SQLite and PostgreSQL): a
+// scratch directory (with a spool directory), a control store
 // of the backend under test on a manual wall clock, and a request governor
 // whose retries wait 1 ms on a manual clock. A suite deriving from it
 // instantiates itself with VIGILO_OVER_CONTROL_BACKENDS(Suite).

@@ -44,7 +44,9 @@ Result<std::unique_ptr<ControlStore>> OpenSqliteControlStore(const std::string& 
 // The control state a locator names (docs/format/stores.md, "Control
 // state"): "memory:" is a private in-process state that lives as long as the
 // returned store (tests, one-shot embedding: nothing is written anywhere);
-// anything else is the path of the SQLite database file, and an existing
+// postgresql://… or postgres://… is a PostgreSQL database
+// (postgres_control_store.h; the options' clock, random source and `create`
+// apply to it too); anything else is the path of the SQLite database file, and an existing
 // directory means control.sqlite3 inside it. Which locator is in force is
 // the edge's decision (engine::Settings); nothing here reads the
 // environment. `options.create` false: a missing file is NotFound.
