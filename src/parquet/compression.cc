@@ -1,10 +1,13 @@
-// Page codecs. Which of SNAPPY, GZIP and ZSTD a build decodes is CMake's
+// Page codecs, the decoding side (the encoder, Compress, is the writer's:
+// compression_encode.cc). Which of SNAPPY, GZIP and ZSTD a build decodes is CMake's
 // choice (VIGILO_PARQUET_CODECS, src/parquet/CMakeLists.txt): the native
 // build links all three system libraries, the WebAssembly read core (src/web)
 // the same three compiled from Debian's sources; a build without one declines
 // its pages with Unimplemented naming the codec, never decoding them wrongly
 // (docs/format/wasm.md).
 #include "vigilo/parquet/compression.h"
+
+#include "compression_internal.h"
 
 #if !defined(VIGILO_PARQUET_SNAPPY) || !defined(VIGILO_PARQUET_GZIP) || !defined(VIGILO_PARQUET_ZSTD)
 #error "src/parquet/CMakeLists.txt defines VIGILO_PARQUET_SNAPPY, _GZIP and _ZSTD (0 or 1)"
@@ -26,10 +29,9 @@
 #include <string>
 
 namespace vigilo::parquet {
-namespace {
 
-// A codec this build knows but was compiled without.
-[[maybe_unused]] Status NotCompiledIn(CompressionCodec codec) {
+// A codec this build knows but was compiled without (compression_internal.h).
+Status NotCompiledIn(CompressionCodec codec) {
 #ifdef __EMSCRIPTEN__
   constexpr const char* kBuild = "the WebAssembly read core";
 #else
@@ -37,6 +39,8 @@ namespace {
 #endif
   return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not compiled into " + kBuild);
 }
+
+namespace {
 
 Status WrongSize(CompressionCodec codec, uint64_t got, uint64_t want) {
   return InvalidFormat(CompressionCodecName(codec) + " data decompresses to " + std::to_string(got) +
@@ -136,26 +140,6 @@ Status DecompressGzip(std::span<const uint8_t> in, std::span<uint8_t> out) {
   return Status::Ok();
 }
 
-Result<std::vector<uint8_t>> CompressGzip(std::span<const uint8_t> data) {
-  z_stream zs;
-  std::memset(&zs, 0, sizeof zs);
-  // 15 + 16: a gzip header and trailer rather than zlib's.
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Internal("cannot initialise zlib");
-  }
-  struct Guard {
-    z_stream* zs;
-    ~Guard() { deflateEnd(zs); }
-  } guard{&zs};
-  std::vector<uint8_t> out(deflateBound(&zs, static_cast<uLong>(data.size())));
-  zs.next_in = const_cast<Bytef*>(data.data());
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = out.data();
-  zs.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&zs, Z_FINISH) != Z_STREAM_END) return Internal("zlib deflate did not finish");
-  out.resize(out.size() - zs.avail_out);
-  return out;
-}
 #endif
 
 }  // namespace
@@ -172,48 +156,6 @@ std::string CompressionCodecName(CompressionCodec codec) {
     case CompressionCodec::kLz4Raw: return "LZ4_RAW";
   }
   return "codec " + std::to_string(static_cast<int32_t>(codec));
-}
-
-Result<std::vector<uint8_t>> Compress(CompressionCodec codec, std::span<const uint8_t> data,
-                                      [[maybe_unused]] int zstd_level) {
-  if (data.size() > kMaxPageBytes) {
-    return LimitExceeded("a page of " + std::to_string(data.size()) + " bytes exceeds the 2^31-1 byte limit");
-  }
-  switch (codec) {
-    case CompressionCodec::kUncompressed:
-      return std::vector<uint8_t>(data.begin(), data.end());
-    case CompressionCodec::kSnappy: {
-#if VIGILO_PARQUET_SNAPPY
-      std::vector<uint8_t> out(snappy::MaxCompressedLength(data.size()));
-      size_t n = 0;
-      snappy::RawCompress(reinterpret_cast<const char*>(data.data()), data.size(),
-                          reinterpret_cast<char*>(out.data()), &n);
-      out.resize(n);
-      return out;
-#else
-      return NotCompiledIn(codec);
-#endif
-    }
-    case CompressionCodec::kGzip:
-#if VIGILO_PARQUET_GZIP
-      return CompressGzip(data);
-#else
-      return NotCompiledIn(codec);
-#endif
-    case CompressionCodec::kZstd: {
-#if VIGILO_PARQUET_ZSTD
-      std::vector<uint8_t> out(ZSTD_compressBound(data.size()));
-      size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), zstd_level);
-      if (ZSTD_isError(n)) return InvalidArgument(std::string("zstd: ") + ZSTD_getErrorName(n));
-      out.resize(n);
-      return out;
-#else
-      return NotCompiledIn(codec);
-#endif
-    }
-    default:
-      return Unimplemented("compression codec " + CompressionCodecName(codec) + " is not supported");
-  }
 }
 
 Status DecompressInto(CompressionCodec codec, std::span<const uint8_t> compressed, std::span<uint8_t> out) {

@@ -11,10 +11,10 @@ if(NOT VIGILO_WASM_SOURCES OR NOT EXISTS ${VIGILO_WASM_SOURCES}/zstd/lib/zstd.h)
 endif()
 set(src ${VIGILO_WASM_SOURCES})
 
-# zstd: common + decompress + compress (compression.cc's encoder calls
-# ZSTD_compress; the linker keeps only what the read core reaches). No
-# threads (ZSTD_MULTITHREAD unset), no x86 assembly, no legacy formats.
-file(GLOB zstd_sources ${src}/zstd/lib/common/*.c ${src}/zstd/lib/decompress/*.c ${src}/zstd/lib/compress/*.c)
+# zstd: common + decompress (the encoder is the writer's, compression_encode.cc,
+# which this build does not have). No threads (ZSTD_MULTITHREAD unset), no x86
+# assembly, no legacy formats.
+file(GLOB zstd_sources ${src}/zstd/lib/common/*.c ${src}/zstd/lib/decompress/*.c)
 add_library(vigilo_wasm_zstd STATIC ${zstd_sources})
 target_include_directories(vigilo_wasm_zstd SYSTEM PUBLIC ${src}/zstd/lib)
 target_compile_definitions(vigilo_wasm_zstd PRIVATE ZSTD_DISABLE_ASM ZSTD_LEGACY_SUPPORT=0 XXH_NAMESPACE=ZSTD_)
@@ -34,10 +34,10 @@ target_include_directories(vigilo_wasm_snappy SYSTEM PUBLIC ${src}/snappy ${CMAK
 target_compile_options(vigilo_wasm_snappy PRIVATE -w)
 add_library(Snappy::snappy ALIAS vigilo_wasm_snappy)
 
-# zlib: inflate and deflate (GZIP pages) and crc32 (page checksums); no gz* file I/O.
+# zlib: inflate (GZIP pages) and crc32 (page checksums); no deflate, no gz* file I/O.
 add_library(vigilo_wasm_zlib STATIC
-  ${src}/zlib/adler32.c ${src}/zlib/crc32.c ${src}/zlib/deflate.c ${src}/zlib/inffast.c ${src}/zlib/inflate.c
-  ${src}/zlib/inftrees.c ${src}/zlib/trees.c ${src}/zlib/zutil.c)
+  ${src}/zlib/adler32.c ${src}/zlib/crc32.c ${src}/zlib/inffast.c ${src}/zlib/inflate.c ${src}/zlib/inftrees.c
+  ${src}/zlib/zutil.c)
 target_include_directories(vigilo_wasm_zlib SYSTEM PUBLIC ${src}/zlib)
 target_compile_options(vigilo_wasm_zlib PRIVATE -w)
 add_library(ZLIB::ZLIB ALIAS vigilo_wasm_zlib)
