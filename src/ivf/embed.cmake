@@ -26,5 +26,12 @@ if(VIGILO_TESTS AND VIGILO_FULL_MODEL_TEST AND "cli" IN_LIST VIGILO_LAYERS)
   add_test(NAME wordnet_text_quality
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/embed/wordnet_quality.sh $<TARGET_FILE:vigilo>
                    ${CMAKE_CURRENT_BINARY_DIR}/wordnet-quality)
-  set_tests_properties(wordnet_text_quality PROPERTIES LABELS full_model TIMEOUT 300)
+  # Its publication (build/.../wordnet-quality/pub) is what s3_wordnet publishes to RGW.
+  set_tests_properties(wordnet_text_quality PROPERTIES LABELS full_model TIMEOUT 300
+                       FIXTURES_SETUP wordnet_publication)
+  add_test(NAME s3_wordnet
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/s3/wordnet.sh $<TARGET_FILE:vigilo>
+                   ${CMAKE_CURRENT_BINARY_DIR}/wordnet-quality/pub)
+  set_tests_properties(s3_wordnet PROPERTIES LABELS "s3;full_model" TIMEOUT 300
+                       FIXTURES_REQUIRED wordnet_publication)
 endif()
