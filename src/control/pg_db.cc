@@ -155,7 +155,9 @@ Status Session::Classify(pg_result* result, std::string_view what) {
     return Unavailable(message);
   }
   failure_ = Failure::kFinal;
-  if (state == "55P03") return Unavailable("the control database is busy (a lock was held past the lock timeout): " + message);
+  if (state == "55P03") {
+    return Unavailable("the control database is busy (a lock was held past the lock timeout): " + message);
+  }
   return Internal(message);
 }
 

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -228,7 +230,9 @@ class PostgresRestartTest : public PostgresServerTest {
     }
     VIGILO_ASSIGN_OR_RETURN(PublishOutcome outcome,
                             control.PublishRoot(lease, RootValue(lease.key_prefix + "manifest.json")));
-    if (outcome != PublishOutcome::kPublished) return Internal("published as " + std::string(PublishOutcomeName(outcome)));
+    if (outcome != PublishOutcome::kPublished) {
+      return Internal("published as " + std::string(PublishOutcomeName(outcome)));
+    }
     return Status::Ok();
   }
 
@@ -317,6 +321,65 @@ TEST_F(PostgresRestartTest, AServerThatStaysDownFailsClearlyAndTheWriterResumesL
   EXPECT_EQ(*outcome, PublishOutcome::kPublished);
   EXPECT_EQ(Query("SELECT count(*) FROM root_history"), "1");
   EXPECT_EQ(Query("SELECT count(*) FROM attempt_keys"), "3");
+}
+
+// scripts/postgres itself, on a server of its own: `up` on a running BASE
+// prints the same lines and starts nothing; `down` stops it by PID and
+// removes BASE, and is a no-op the second time; with OWNER_PID, the
+// watchdog stops the server once the owner is gone.
+std::string Sh(const std::string& command) {
+  std::string out;
+  if (std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r")) {
+    char buffer[512];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+    out += "status=" + std::to_string(::pclose(pipe));
+  }
+  return out;
+}
+
+// A zombie (stopped, not yet reaped by whoever inherited it) is not alive.
+bool Alive(const std::string& pid) {
+  std::FILE* f = std::fopen(("/proc/" + pid + "/status").c_str(), "r");
+  if (f == nullptr) return false;
+  char line[256];
+  bool zombie = false;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    const std::string_view text(line);
+    if (text.starts_with("State:")) zombie = text.find('Z') != std::string_view::npos;
+  }
+  std::fclose(f);
+  return !zombie;
+}
+
+std::string Field(const std::string& lines, const std::string& name) {
+  const size_t at = lines.find(name + "=");
+  return at == std::string::npos ? "" : lines.substr(at + name.size() + 1, lines.find('\n', at) - at - name.size() - 1);
+}
+
+TEST(PostgresScriptTest, UpIsIdempotentDownStopsByPidAndTheWatchdogFollowsItsOwner) {
+  const std::string script = "bash " + std::string(VIGILO_SOURCE_DIR) + "/scripts/postgres";
+  const std::string base =
+      (std::filesystem::temp_directory_path() / ("vigilo-pg-script-" + std::to_string(::getpid()))).string();
+  const std::string first = Sh(script + " up " + base);
+  ASSERT_TRUE(first.ends_with("status=0")) << first;
+  const std::string pid = Field(first, "pid");
+  ASSERT_FALSE(pid.empty()) << first;
+  EXPECT_TRUE(Alive(pid));
+  EXPECT_EQ(Sh(script + " up " + base), first);  // the same server, the same lines
+  EXPECT_EQ(Sh(script + " down " + base), "status=0");
+  EXPECT_FALSE(Alive(pid));
+  EXPECT_FALSE(std::filesystem::exists(base));
+  EXPECT_EQ(Sh(script + " down " + base), "status=0");
+
+  // An owner that ends at once: the watchdog (polling each second) stops
+  // the server and removes BASE.
+  const std::string owned = Sh("sleep 0.2 & " + script + " up " + base + " $!");
+  ASSERT_TRUE(owned.ends_with("status=0")) << owned;
+  const std::string owned_pid = Field(owned, "pid");
+  for (int i = 0; i < 100 && std::filesystem::exists(base); ++i) ::usleep(50'000);
+  EXPECT_FALSE(std::filesystem::exists(base));
+  EXPECT_FALSE(Alive(owned_pid));
+  Sh(script + " down " + base);
 }
 
 }  // namespace
