@@ -87,6 +87,10 @@ check "dataset cases" "$vigilo" dataset cases geo --store lake --from 1 --to 3
 check "run plan --store lake" "$vigilo" run plan --dataset geo --profile "$root/examples/profiles/geography-qa.json" \
   --store lake --name geo-smoke --quiet
 check "run verify --cases" "$vigilo" run verify geo-smoke --store lake --cases
+check "run chunk --index 0" "$vigilo" run chunk geo-smoke --store lake --index 0
+check "run chunks --shard 0" "$vigilo" run chunks geo-smoke --store lake --shard 0
+check "dataset list" "$vigilo" dataset list
+if grep -q "^geo " "$tmp/check.out"; then pass "dataset list names geo"; else fail "dataset list: $(head -c 300 "$tmp/check.out")"; fi
 check "store cleanup --store lake" "$vigilo" store cleanup --store lake
 # The same dataset in a local directory has the same identities (object_bytes differ: references
 # record the alias, "lake" or "local").
@@ -132,6 +136,15 @@ same "index query" index query MANIFEST --queries "$tmp/q.jsonl" -k 5 --nprobe 4
 same "index query --json" index query MANIFEST --queries "$tmp/q.jsonl" -k 5 --json
 same "index query --columns (payload lookup)" index query MANIFEST --queries "$tmp/q.jsonl" -k 3 --columns vector
 check "index verify (every byte, from the bucket)" "$vigilo" index verify "$remote"
+# Recall and bytes per query are the local ones (QPS is timing, so left out).
+eval_args=(--queries "$tmp/q.jsonl" --base "$tmp/in.fvecs" -k 5 --nprobe 2,8 --json --quiet)
+"$vigilo" index eval "$local_manifest" "${eval_args[@]}" 2>/dev/null | jq -c 'del(.qps, .seconds, .manifest) ' >"$tmp/eval-local.json"
+"$vigilo" index eval "$remote" "${eval_args[@]}" 2>/dev/null | jq -c 'del(.qps, .seconds, .manifest)' >"$tmp/eval-s3.json"
+if [[ -s $tmp/eval-s3.json ]] && cmp -s "$tmp/eval-local.json" "$tmp/eval-s3.json"; then
+  pass "index eval: the same recall from the bucket"
+else
+  fail "index eval differs: $(diff "$tmp/eval-local.json" "$tmp/eval-s3.json" | head -c 400)"
+fi
 "$vigilo" index inspect "$remote" --json 2>&1 | jq -S 'del(.artifact_uuid, .manifest, .location)' >"$tmp/inspect-s3.json"
 "$vigilo" index inspect "$local_manifest" --json 2>&1 | jq -S 'del(.artifact_uuid, .manifest, .location)' >"$tmp/inspect-local.json"
 if [[ -s $tmp/inspect-s3.json ]] && cmp -s "$tmp/inspect-s3.json" "$tmp/inspect-local.json"; then
