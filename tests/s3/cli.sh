@@ -16,32 +16,10 @@ set -uo pipefail
 vigilo=$1
 [[ $vigilo == /* ]] || vigilo=$PWD/$vigilo
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-
-tmp=$(mktemp -d)
-cleanup() {
-  bash "$root/scripts/ceph-rgw" down "$tmp/rgw" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0
-failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-finish() {
-  if [[ $failed -eq 0 ]]; then echo "s3 cli: $passed checks passed"; exit 0; fi
-  echo "s3 cli: $passed checks passed, $failed failed"; exit 1
-}
-check() {  # check NAME COMMAND...: pass when the command succeeds
-  local name=$1; shift
-  if "$@" >"$tmp/check.out" 2>&1; then pass "$name"; else fail "$name: $(tail -c 400 "$tmp/check.out")"; fi
-}
-
-start=$(date +%s.%N)
-bash "$root/scripts/ceph-rgw" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
-echo "rgw up in $(echo "$(date +%s.%N) - $start" | bc) s"
-# shellcheck disable=SC1091
-. "$tmp/rgw.env"
+SUITE="s3 cli"
+# shellcheck source=tests/s3/lib.sh
+. "$here/lib.sh"
+s3_rgw_up
 
 umask 077
 cat >"$tmp/credentials" <<CREDS
@@ -57,10 +35,7 @@ cat >"$tmp/stores.json" <<JSON
            "backend":{"endpoint":"$endpoint","region":"$region","addressing":"path",
                       "credentials":{"source":"file","path":"$tmp/credentials","profile":"vigilo"}}}}}
 JSON
-export VIGILO_STORES=$tmp/stores.json
-export VIGILO_CONTROL=$tmp/control.sqlite3
-export VIGILO_CACHE=off
-export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/xdg-cache
+export VIGILO_STORES=$tmp/stores.json  # its own alias "lake" (a prefix, file credentials)
 
 # Nothing vigilo prints may hold these.
 secrets=("$endpoint" "${endpoint#http://}" "s3://$bucket" "$access_key" "$secret_key" "$tmp/credentials")

@@ -26,38 +26,11 @@ set -uo pipefail
 vigilo=$1
 [[ $vigilo == /* ]] || vigilo=$PWD/$vigilo
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-rgw=$root/scripts/ceph-rgw
-
-tmp=$(mktemp -d)
-proxy_pid=""
-cleanup() {
-  [[ -n $proxy_pid ]] && kill "$proxy_pid" 2>/dev/null
-  bash "$rgw" down "$tmp/rgw" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0
-failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-finish() {
-  if [[ $failed -eq 0 ]]; then echo "s3 faults: $passed checks passed"; exit 0; fi
-  echo "s3 faults: $passed checks passed, $failed failed"; exit 1
-}
-expect() {  # expect NAME CONDITION-COMMAND... : pass when the condition holds
-  local name=$1; shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
-}
-
-bash "$rgw" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
-# shellcheck disable=SC1091
-. "$tmp/rgw.env"
+SUITE="s3 faults"
+# shellcheck source=tests/s3/lib.sh
+. "$here/lib.sh"
+s3_rgw_up
 log=$tmp/rgw/log/client.rgw.a.log
-export VIGILO_STORES=$stores
-export VIGILO_CONTROL=$tmp/control.sqlite3
-export VIGILO_CACHE=off
-export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/xdg-cache
 secrets=("$endpoint" "${endpoint#http://}" "s3://$bucket" "$access_key" "$secret_key" "$credentials")
 no_secret() {  # no_secret FILE...: none of the secrets in the files
   local s f
@@ -188,9 +161,12 @@ else
   fail "publish killed: exit $rc: $(head -c 400 "$tmp/pub1.err"); inspect: $(head -c 200 "$tmp/inspect.out")"
 fi
 "$vigilo" index publish "$tmp/pub" rgw:pubs/one --json >"$tmp/pub2.out" 2>"$tmp/pub2.err"
-if jq -e --argjson n "$copied_before" '.outcome == "published" and .already_present == $n and .copied == .objects - $n' \
+# As for ingest: a PUT RGW answered just before the kill may be missing from
+# its log; publish copies one object at a time, so at most one more is present.
+if jq -e --argjson n "$copied_before" \
+     '.outcome == "published" and .already_present >= $n and .already_present <= $n + 1 and .copied == .objects - .already_present' \
      "$tmp/pub2.out" >/dev/null; then
-  pass "the publish rerun found the $copied_before copied objects present and copied the rest"
+  pass "the publish rerun found the $(jq .already_present "$tmp/pub2.out") copied objects present ($copied_before logged) and copied the rest"
 else
   fail "publish rerun: $(cat "$tmp/pub2.out" "$tmp/pub2.err" | head -c 600) (RGW stored $copied_before)"
 fi
@@ -198,14 +174,6 @@ expect "the published copy verifies every byte" "$vigilo" index verify rgw:pubs/
 
 # The same cut exactly after half the objects (a proxy that stops answering
 # after its Nth PUT): the rerun finds exactly those present.
-start_proxy() {  # start_proxy MODE: a fault_proxy.mjs in front of RGW; alias "cut" in $tmp/stores.cut.json
-  node "$here/fault_proxy.mjs" "${endpoint##*:}" "$1" >"$tmp/proxy.port" 2>"$tmp/proxy.err" &
-  proxy_pid=$!
-  for _ in $(seq 1 100); do [[ -s $tmp/proxy.port ]] && break; sleep 0.05; done
-  jq --arg e "http://127.0.0.1:$(cat "$tmp/proxy.port")" '.stores.cut = (.stores.rgw | .backend.endpoint = $e)' \
-    "$stores" >"$tmp/stores.cut.json"
-}
-stop_proxy() { kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=""; : >"$tmp/proxy.port"; }
 half=$((objects / 2))
 start_proxy "puts=$half"
 VIGILO_STORES=$tmp/stores.cut.json "$vigilo" index publish "$tmp/pub" cut:pubs/two --json >"$tmp/pub3.out" 2>"$tmp/pub3.err"; rc=$?

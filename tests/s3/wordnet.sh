@@ -15,40 +15,18 @@ set -uo pipefail
 vigilo=$1
 pub=$2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-tmp=$(mktemp -d)
-proxy_pid=""
-cleanup() {
-  [[ -n $proxy_pid ]] && kill "$proxy_pid" 2>/dev/null
-  bash "$root/scripts/ceph-rgw" down "$tmp/rgw" >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0 failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-finish() {
-  if [[ $failed -eq 0 ]]; then echo "s3 wordnet: $passed checks passed"; exit 0; fi
-  echo "s3 wordnet: $passed checks passed, $failed failed"; exit 1
-}
+SUITE="s3 wordnet"
+# shellcheck source=tests/s3/lib.sh
+. "$here/lib.sh"
 [[ -f $pub/manifest.json ]] || { fail "no publication at $pub (CTest wordnet_text_quality builds it)"; finish; }
-
-bash "$root/scripts/ceph-rgw" up "$tmp/rgw" $$ >"$tmp/rgw.env" 2>"$tmp/rgw.err" || { fail "rgw: $(tail -c 600 "$tmp/rgw.err")"; finish; }
-# shellcheck disable=SC1091
-. "$tmp/rgw.env"
-export VIGILO_STORES=$stores VIGILO_CONTROL=$tmp/control.sqlite3 VIGILO_CACHE=off
-export XDG_DATA_HOME=$tmp/xdg XDG_CACHE_HOME=$tmp/xdg-cache
+s3_rgw_up
 
 # ---- publish, cut after half the objects, then resumed ----
 objects=$(jq '[.. | objects | select(has("path") and has("sha256"))] | length' "$pub/manifest.json")
 half=$((objects / 2))
-node "$here/fault_proxy.mjs" "${endpoint##*:}" "puts=$half" >"$tmp/proxy.port" 2>/dev/null &
-proxy_pid=$!
-for _ in $(seq 1 100); do [[ -s $tmp/proxy.port ]] && break; sleep 0.05; done
-jq --arg e "http://127.0.0.1:$(cat "$tmp/proxy.port")" '.stores.cut = (.stores.rgw | .backend.endpoint = $e)' \
-  "$stores" >"$tmp/stores.cut.json"
+start_proxy "puts=$half"
 VIGILO_STORES=$tmp/stores.cut.json "$vigilo" index publish "$pub" cut:wordnet --json >"$tmp/cut.out" 2>"$tmp/cut.err"; rc=$?
-kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null; proxy_pid=""
+stop_proxy
 "$vigilo" index inspect rgw:wordnet/manifest.json >"$tmp/inspect.out" 2>&1
 if [[ $rc -ne 0 ]] && grep -q not_found "$tmp/inspect.out"; then
   pass "publish cut after $half of $objects objects: exit $rc, no manifest in the bucket"
