@@ -3,48 +3,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 
+#include "script_server_testing.h"
 #include "vigilo/json/parse.h"
 
 namespace vigilo::store::testing {
 namespace {
 
-std::string Script() { return std::string(VIGILO_SOURCE_DIR) + "/scripts/ceph-rgw"; }
-
-// Runs `command` with sh, returning its stdout (stderr goes to `log`).
-Result<std::string> Run(const std::string& command, const std::string& log) {
-  std::FILE* pipe = ::popen((command + " 2>>" + log).c_str(), "r");
-  if (pipe == nullptr) return IoError("cannot run " + command);
-  std::string out;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  if (status != 0) {
-    std::ifstream in(log);
-    std::stringstream err;
-    err << in.rdbuf();
-    return IoError(command + " failed (status " + std::to_string(status) + "): " + err.str());
-  }
-  return out;
-}
-
+// Its scratch files (the credentials file), removed at exit; the server
+// itself is stopped by script_server_testing.
 struct Holder {
   std::unique_ptr<SharedRgw> rgw;
   Status status = Status::Ok();
-  std::string base;
+  std::string files;
   ~Holder() {
-    if (base.empty()) return;
-    (void)!std::system((Script() + " down " + base + " >/dev/null 2>&1").c_str());
+    if (files.empty()) return;
     std::error_code ignored;
-    std::filesystem::remove_all(base + "-files", ignored);
+    std::filesystem::remove_all(files, ignored);
   }
 };
 
@@ -58,26 +37,17 @@ Result<SharedRgw*> SharedRgw::Get() {
   if (!tried) {
     tried = true;
     auto rgw = std::unique_ptr<SharedRgw>(new SharedRgw());
-    const std::string base =
-        (std::filesystem::temp_directory_path() / ("vigilo-rgw-" + std::to_string(::getpid()))).string();
-    const std::string files = base + "-files";
-    std::filesystem::remove_all(files);
-    std::filesystem::create_directories(files);
-    holder.base = base;
-    const auto start = std::chrono::steady_clock::now();
-    Result<std::string> out =
-        Run("bash " + Script() + " up " + base + " " + std::to_string(::getpid()), files + "/rgw-up.log");
-    if (!out.ok()) {
-      holder.status = out.status();
+    Result<ScriptServer> server = StartScriptServer("scripts/ceph-rgw", "rgw");
+    if (!server.ok()) {
+      holder.status = server.status();
       return holder.status;
     }
-    rgw->startup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::map<std::string, std::string> values;
-    std::istringstream lines(*out);
-    for (std::string line; std::getline(lines, line);) {
-      const size_t eq = line.find('=');
-      if (eq != std::string::npos) values[line.substr(0, eq)] = line.substr(eq + 1);
-    }
+    const std::string files = server->base + "-files";
+    std::filesystem::remove_all(files);
+    std::filesystem::create_directories(files);
+    holder.files = files;
+    rgw->startup_seconds_ = server->startup_seconds;
+    std::map<std::string, std::string>& values = server->values;
     rgw->base_ = files;
     rgw->endpoint_ = values["endpoint"];
     rgw->region_ = values["region"];
@@ -85,7 +55,7 @@ Result<SharedRgw*> SharedRgw::Get() {
     rgw->access_key_ = values["access_key"];
     rgw->secret_key_ = values["secret_key"];
     if (rgw->endpoint_.empty() || rgw->secret_key_.empty()) {
-      holder.status = IoError("scripts/ceph-rgw printed no endpoint: " + *out);
+      holder.status = IoError("scripts/ceph-rgw printed no endpoint");
       return holder.status;
     }
     rgw->credentials_file_ = files + "/credentials";
