@@ -5,8 +5,8 @@
 #     overhead (goal <= 5%);
 #  2. ds.cases() against `vigilo dataset cases | json.loads per line` on the demo's WordNet dataset: cases
 #     per second.
-# Prints a table; writes nothing else. Needs scripts/demo's outputs (build/demo) and a release build with
-# the module.
+# Prints a table and puts it in the python section of docs/benchmarks.md. Needs scripts/demo's outputs
+# (build/demo) and a release build with the module.
 #
 #   bench/python.sh [BUILD_DIR]      BUILD_DIR defaults to build/release
 #   QUERIES=2000 NPROBE=16 RUNS=3
@@ -33,10 +33,11 @@ export PYTHONPATH=$build/python VIGILO_CONTROL=$demo/control.sqlite3
 
 # The first QUERIES images of the base as queries (their neighbours come from --base, cached once).
 head -c $((queries * (4 + 784))) "$demo/fashion-mnist.bvecs" >"$tmp/queries.bvecs"
-cli_qps=$("$vigilo" index eval "$demo/publication" --queries "$tmp/queries.bvecs" --base "$demo/fashion-mnist.bvecs" \
+cpu=${CPU:-1}
+cli_qps=$(taskset -c "$cpu" "$vigilo" index eval "$demo/publication" --queries "$tmp/queries.bvecs" --base "$demo/fashion-mnist.bvecs" \
   --nprobe "$nprobe" --batch 0 -k 10 -q --json | $python -c 'import json,sys; print(max(json.loads(l)["qps"] for l in sys.stdin))')
 
-py_qps=$($python - "$demo/publication" "$tmp/queries.bvecs" "$nprobe" "$runs" <<'PY'
+py_qps=$(taskset -c "$cpu" $python - "$demo/publication" "$tmp/queries.bvecs" "$nprobe" "$runs" <<'PY'
 import sys, time
 import numpy as np
 import vigilo
@@ -53,9 +54,9 @@ PY
 
 dataset=wordnet-noun-glosses
 start=$(date +%s.%N)
-cli_n=$("$vigilo" dataset cases "$dataset" | $python -c 'import json, sys; print(sum(1 for line in sys.stdin if json.loads(line)))')
+cli_n=$(taskset -c "$cpu" "$vigilo" dataset cases "$dataset" | taskset -c "$cpu" $python -c 'import json, sys; print(sum(1 for line in sys.stdin if json.loads(line)))')
 cli_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-py_cases=$($python - "$dataset" <<'PY'
+py_cases=$(taskset -c "$cpu" $python - "$dataset" <<'PY'
 import sys, time
 import vigilo
 ds = vigilo.dataset(sys.argv[1])
@@ -66,6 +67,14 @@ PY
 )
 
 read -r py_n py_s <<<"$py_cases"
+section=$tmp/section.md
+{
+  echo "## Python module (binding overhead over the engine)"
+  echo
+  echo "\`bench/python.sh\` at $(git -C "$root" rev-parse --short HEAD) on $(bench_cpu), $(date -u +%Y-%m-%d), pinned to CPU $cpu; the demo's"
+  echo "Fashion-MNIST publication and WordNet dataset (build/demo). Search: the CLI's own timing of one \`index eval"
+  echo "--batch 0\` against the best of $runs \`pub.search\` calls; cases: one pass each (not interleaved rounds yet)."
+  echo
 $python - "$cli_qps" "$py_qps" "$cli_n" "$cli_s" "$py_n" "$py_s" "$queries" "$nprobe" <<'PY'
 import sys
 cli_qps, py_qps, cli_n, cli_s, py_n, py_s = map(float, sys.argv[1:7])
@@ -77,3 +86,6 @@ print("| search, %s Fashion-MNIST queries in one call, nprobe %s (queries/s) | %
 print("| WordNet dataset read, %d cases (cases/s; CLI: `dataset cases` into json.loads) | %.0f | %.0f | %.2f |"
       % (py_n, cli_n / cli_s, py_n / py_s, (py_n / py_s) / (cli_n / cli_s)))
 PY
+} >"$section"
+cat "$section"
+bench_replace_section "$root/docs/benchmarks.md" python "$section"
