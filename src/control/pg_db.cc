@@ -101,14 +101,22 @@ void Session::Hook(std::string_view stage) {
 
 Status Session::ConnectOnce() {
   if (conn_ != nullptr) PQfinish(conn_);
-  // Defaults first: what the locator itself says overrides them.
+  // Defaults first: what the locator itself says overrides them. A server
+  // that stops answering without closing the connection (a host gone, a
+  // partition) is noticed by TCP keepalives and tcp_user_timeout (30 s)
+  // instead of a read that waits forever; statement_timeout bounds a
+  // statement the server itself never finishes. All are ignored on a Unix
+  // socket, where the kernel sees a dead peer at once.
   const std::string timeout = std::to_string(options_.connect_timeout_s);
-  const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), "vigilo", locator_.c_str(), nullptr};
+  const char* keywords[] = {"connect_timeout", "application_name", "keepalives", "keepalives_idle",
+                            "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname", nullptr};
+  const char* values[] = {timeout.c_str(), "vigilo", "1", "10", "5", "3", "30000", locator_.c_str(), nullptr};
   conn_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) {
     // SET LOCAL would need a transaction; the session setting is simpler.
-    PGresult* r = PQexec(conn_, ("SET lock_timeout = " + std::to_string(options_.lock_timeout_ms)).c_str());
+    PGresult* r = PQexec(conn_, ("SET lock_timeout = " + std::to_string(options_.lock_timeout_ms) +
+                                 "; SET statement_timeout = 60000")
+                                    .c_str());
     const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     Status s = ok ? Status::Ok() : Classify(r, "configuring the connection");
     PQclear(r);
