@@ -183,10 +183,16 @@ $('query').addEventListener('submit', (e) => {
   search();
 });
 
+// Without ?manifest=, the field holds the page's default (data-default on the
+// field, relative to the page): the demo's WordNet publication where
+// scripts/demo and scripts/serve-page put it (www/web/search/ beside
+// www/wordnet-text/). It is only filled in, not opened.
 const fromAddress = new URLSearchParams(location.search).get('manifest');
 busy('');
 document.body.dataset.state = 'ready';
 if (fromAddress) {
   $('manifest').value = fromAddress;
   open(fromAddress);
+} else if ($('manifest').dataset.default) {
+  $('manifest').value = new URL($('manifest').dataset.default, location.href).href;
 }
