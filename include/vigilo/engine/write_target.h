@@ -16,7 +16,10 @@ namespace vigilo::engine {
 
 struct WriteTarget {
   control::ControlStore* control = nullptr;
-  store::ObjectStore* store = nullptr;         // the backend itself (not governed)
+  // The opened store: a remote one is already governed by the dispatcher;
+  // the attempt writer governs it again only to add its cancel token (a call
+  // that arrives governed passes through: GovernedStore).
+  store::ObjectStore* store = nullptr;
   store::RequestGovernor* governor = nullptr;  // governs every request to it
   std::string alias;                           // recorded in every reference
   std::string ledger_store_id;                 // control::LedgerStoreId of the store
