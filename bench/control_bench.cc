@@ -15,6 +15,7 @@
 // Prints one JSON line: writers, ops, seconds, ops_per_s, p50_us, p99_us
 // (latency of one whole operation, over every writer's operations).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,7 +188,11 @@ int main(int argc, char** argv) {
   close(go[0]);
   for (int w = 0; w < args.writers; ++w) {
     char byte;
-    if (read(ready[0], &byte, 1) != 1) Die("a writer failed to set up");
+    if (read(ready[0], &byte, 1) != 1) {
+      // The others would start once this process exits (the go pipe closes): stop them first.
+      for (pid_t pid : pids) kill(pid, SIGKILL);
+      Die("a writer failed to set up");
+    }
   }
   int64_t start = NowMicros();
   close(go[1]);  // go
