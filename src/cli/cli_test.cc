@@ -775,7 +775,7 @@ TEST(CliTest, UsageErrors) {
     EXPECT_EQ(r.out, "") << args;
   };
   expect_usage("", "vigilo: invalid_argument: a command is required: one of help, version, hash, json, dataset, "
-                   "run, parquet, index, embed, store (see vigilo help)\n");
+                   "run, parquet, index, catalog, embed, store (see vigilo help)\n");
   expect_usage("frobnicate", "vigilo: invalid_argument: unknown command 'frobnicate'\n");
   expect_usage("indx inspect m.json", "vigilo: invalid_argument: unknown command 'indx' (did you mean index?)\n");
   expect_usage("index biuld --input x", "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");
@@ -791,7 +791,7 @@ TEST(CliTest, UsageErrors) {
   // Issue 34: --help after a word that names no command is the same usage
   // error, not a parent's help with exit 0.
   expect_usage("index nosuchcommand --help", "vigilo: invalid_argument: index: unknown command 'nosuchcommand'\n");
-  expect_usage("catalog --help", "vigilo: invalid_argument: unknown command 'catalog'\n");
+  expect_usage("catalog nosuchcommand --help", "vigilo: invalid_argument: catalog: unknown command 'nosuchcommand'\n");
   expect_usage("index biuld -h", "vigilo: invalid_argument: index: unknown command 'biuld' (did you mean build?)\n");
   expect_usage("index --frobnicate --help", "vigilo: invalid_argument: index: unknown flag --frobnicate\n");
   // Help of a real command, with or without its arguments, is still help.

@@ -42,5 +42,7 @@ void RegisterIndexVerify(CLI::App* index, Action* action);
 // `vigilo index publish` (index_publish.cc), on the `index` subcommand.
 void RegisterIndexPublish(CLI::App* index, Action* action);
 void RegisterEmbedCommands(CLI::App& app, Action* action);
+// `vigilo catalog …` (catalog_commands.cc).
+void RegisterCatalogCommands(CLI::App& app, Action* action);
 
 }  // namespace vigilo::cli

@@ -418,7 +418,7 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
   build->callback([b, action] { *action = [b] { return Build(*b); }; });
 
   auto q = std::make_shared<QueryArgs>();
-  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, an http(s) URL, or ALIAS:KEY in a configured store)");
+  auto* query = index->add_subcommand("query", "Nearest neighbours of query vectors in a publication (a directory, its manifest.json, an http(s) URL, ALIAS:KEY in a configured store, or catalog:SOURCE/INDEX)");
   query->add_option("manifest", q->manifest, kManifestHelp)->required()->type_name("PUBLICATION");
   query->add_option("--vector", q->vector, "One query as a JSON array ([0.1,0.2,…]), @FILE holding one, or - (stdin)");
   query->add_option("--text", q->texts,

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   vigilo::cli::RegisterRunCommands(app, &action);
   vigilo::cli::RegisterParquetCommands(app, &action);
   vigilo::cli::RegisterIndexCommands(app, &action);
+  vigilo::cli::RegisterCatalogCommands(app, &action);
   vigilo::cli::RegisterEmbedCommands(app, &action);
   vigilo::cli::RegisterStoreCommands(app, &action);
   try {

@@ -124,6 +124,7 @@ Status EnumerateTargets(Context& context, control::ControlStore& ledger, const C
   std::set<std::string> ids(due.begin(), due.end());
   ids.insert(expired.begin(), expired.end());
   for (const std::string& id : ids) {
+    if (id == control::kNoObjectsStoreId) continue;  // no store to open (AbandonObjectlessAttempts)
     Result<control::LedgerStore> where = control::ParseLedgerStoreId(id);
     if (where.ok() && where->IsAnotherHostsDirectory(host)) {
       skipped.push_back(Skipped(ledger, id, *where));
@@ -286,6 +287,20 @@ uint64_t RemoveEmptiedDirectories(const std::string& root, std::span<const std::
   return removed;
 }
 
+// Attempts that write no object (catalog changes) whose lease expired: a
+// binder killed between its begin and its publish. Abandoned at once, grace
+// or not: they hold no key, so nothing can become cleanup work, and a
+// binder that still lives is fenced (it binds again).
+Status AbandonObjectlessAttempts(control::ControlStore& ledger, store::Micros now) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::AttemptRecord> expired,
+                          ledger.ExpiredAttempts(control::kNoObjectsStoreId, now));
+  for (const control::AttemptRecord& a : expired) {
+    Status s = ledger.AbandonExpired(a.attempt, 0);
+    if (!s.ok() && s.code() != StatusCode::kUnavailable && s.code() != StatusCode::kAlreadyExists) return s;
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<StoreCleanupReport>> CleanStores(Context& context, const CleanupOptions& options) {
   VIGILO_RETURN_IF_ERROR(CheckOptions(options));
   VIGILO_RETURN_IF_ERROR(context.StoresConfig().status());
@@ -294,6 +309,7 @@ Result<std::vector<StoreCleanupReport>> CleanStores(Context& context, const Clea
   if (!opened.ok() && opened.status().code() == StatusCode::kNotFound) return reports;
   VIGILO_ASSIGN_OR_RETURN(control::ControlStore * ledger, std::move(opened));
   const store::Micros now = context.wall_clock().Now();
+  if (!options.store_spec) VIGILO_RETURN_IF_ERROR(AbandonObjectlessAttempts(*ledger, now));
   std::vector<Target> targets;
   std::vector<StoreCleanupReport> skipped;
   VIGILO_RETURN_IF_ERROR(EnumerateTargets(context, *ledger, options, now, targets, skipped));

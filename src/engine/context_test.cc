@@ -535,8 +535,12 @@ TEST_F(MemoryContextTest, LocatorsThatNameNothingUsableAreRefused) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_EQ(s.message(), "no store alias \"nosuch\" is configured in " + (dir_ / "no-stores.json").string() +
                              "; for a local path write ./nosuch:pubs/x");
+  // A catalog name nothing is bound to (no control state is created).
   s = Publication::Open(*context_, "catalog:wordnet/glosses").status();
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+  EXPECT_EQ(s.message(), "nothing is bound to wordnet/glosses in the catalog") << s.ToString();
+  s = Publication::Open(*context_, "catalog:wordnet").status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   s = Publication::Open(*context_, "mem:pubs/none").status();
   EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
   EXPECT_EQ(s.path(), "mem:pubs/none/manifest.json") << s.ToString();

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "catalog_internal.h"
 #include "vigilo/engine/locator.h"
 #include "vigilo/hash/sha256.h"
 #include "vigilo/ivf/builder.h"
@@ -116,9 +117,7 @@ Result<PublicationLocation> LocatePublication(Context& context, std::string_view
     case LocatorKind::kUrl: return LocateUrl(context, locator.url);
     case LocatorKind::kPath: return LocatePath(locator.path);
     case LocatorKind::kAliasKey: return LocateAliasKey(context, locator);
-    case LocatorKind::kCatalog:
-      return Unimplemented("catalog names are not resolved yet (the native catalog is not built); give the "
-                           "publication's directory, URL or ALIAS:KEY");
+    case LocatorKind::kCatalog: return LocateCatalogPublication(context, locator.key);
   }
   return InvalidArgument("unknown locator");
 }
@@ -129,6 +128,9 @@ Result<PublicationLocation> LocatePublication(Context& context, std::string_view
 struct Publication::State {
   std::unique_ptr<store::ObjectStore> store;
   ivf::Manifest manifest;
+  // What searches read: the manifest, plus a registered source table the
+  // catalog binding adds (engine/catalog.h).
+  ivf::Manifest read_manifest;
   uint64_t manifest_bytes = 0;
   store::Bytes manifest_text;  // exactly as read
   std::mutex mu;
@@ -203,6 +205,8 @@ Result<std::unique_ptr<Publication>> Publication::Open(Context& context, std::st
   auto state = std::make_unique<State>();
   state->store = std::move(where.store);
   state->manifest = std::move(*manifest);
+  state->read_manifest = state->manifest;
+  if (where.registered_source) state->read_manifest.source = std::move(where.registered_source);
   state->manifest_bytes = bytes->size();
   state->manifest_text = *std::move(bytes);
   return std::unique_ptr<Publication>(new Publication(std::move(state)));
@@ -242,7 +246,7 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   if (request.vectors.empty() == request.texts.empty()) {
     return InvalidArgument("give query vectors or query texts, not both and not neither");
   }
-  const ivf::Manifest& m = manifest();
+  const ivf::Manifest& m = state_->read_manifest;
   SearchResult out;
   VIGILO_ASSIGN_OR_RETURN(out.payload_columns, PayloadColumns(m, request.columns));
   BorrowedReader reader(state_->mu, state_->idle, m);

@@ -1,5 +1,7 @@
 #include "vigilo/engine/publication_verify.h"
 
+#include <algorithm>
+
 #include "vigilo/engine/publication.h"
 #include "vigilo/ivf/manifest.h"
 #include "vigilo/ivf/publication_check.h"
@@ -72,6 +74,34 @@ Result<ivf::VerifyReport> VerifyUpTo(store::ObjectStore& store, const std::strin
   return report;
 }
 
+// Through the catalog, the registered source table the binding adds (a
+// query reads it): its files by the same rules as a publication's source,
+// at the same level (with full, the dense key and every file's SHA-256).
+Status VerifyRegisteredSource(const ivf::SourceSpec& source, store::ObjectStore& store, const VerifyRequest& request,
+                              ivf::VerifyReport& report) {
+  if (request.level == VerifyLevel::kManifest) return Status::Ok();
+  ivf::ObjectCheckOptions checks;
+  checks.deep = request.level == VerifyLevel::kFull;
+  checks.max_read = request.max_buffer;
+  checks.cancel = request.cancel;
+  checks.on_failure = [&](const Status& s) {
+    report.failures.push_back(s);
+    return request.all;
+  };
+  ivf::ObjectCheckReport counts;
+  Status checked = ivf::CheckSourceTable(source, store, checks, &counts);
+  if (checked.code() == StatusCode::kCancelled) return checked;
+  // Added to the publication's own counts (AddObjectCounts takes, not adds).
+  report.objects += counts.objects;
+  report.bytes_hashed += counts.bytes_hashed;
+  report.bytes_read += counts.bytes_read;
+  report.largest_read = std::max(report.largest_read, counts.largest_read);
+  report.row_groups += counts.row_groups;
+  report.column_chunks += counts.column_chunks;
+  report.source_rows += counts.source_rows;
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string_view VerifyLevelName(VerifyLevel level) {
@@ -97,11 +127,15 @@ Result<VerifyOutcome> VerifyPublication(Context& context, std::string_view locat
   } else {
     VIGILO_ASSIGN_OR_RETURN(out.report, VerifyUpTo(*where.store, where.manifest_key, request));
   }
+  if (where.registered_source && (out.report.failures.empty() || request.all)) {
+    VIGILO_RETURN_IF_ERROR(VerifyRegisteredSource(*where.registered_source, *where.store, request, out.report));
+  }
   for (const Check& c : kChecks) {
     bool ran = c.from <= request.level && !(request.any_uuid && std::string_view(c.name) == "artifact_uuid");
     (ran ? out.checked : out.not_checked).emplace_back(c.name);
   }
   if (out.report.assets > 0) out.not_checked.emplace_back("embedding_parity_probe");
+  if (where.registered_source) out.checked.emplace_back("registered_source");
   return out;
 }
 

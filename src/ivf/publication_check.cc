@@ -199,6 +199,15 @@ class Checker {
     return cancelled_.ok() ? first_ : cancelled_;
   }
 
+  // The source table's files alone (CheckSourceTable).
+  Status RunSource() {
+    for (const SourceFile& file : m_.source->files) {
+      if (stopped_) break;
+      CheckSourceFile(*m_.source, file);
+    }
+    return cancelled_.ok() ? first_ : cancelled_;
+  }
+
  private:
   // Records a failure; true when checking stops. A cancelled read is no
   // failure of the publication: it stops the checks without being recorded.
@@ -487,6 +496,15 @@ Status CheckObjects(const Manifest& m, store::ObjectStore& store, const ObjectCh
   ObjectCheckReport local;
   Checker checker(m, store, options, report != nullptr ? *report : local);
   return checker.Run();
+}
+
+Status CheckSourceTable(const SourceSpec& source, store::ObjectStore& store, const ObjectCheckOptions& options,
+                        ObjectCheckReport* report) {
+  Manifest m;
+  m.source = source;
+  ObjectCheckReport local;
+  Checker checker(m, store, options, report != nullptr ? *report : local);
+  return checker.RunSource();
 }
 
 Result<ObjectCheckReport> CheckPublicationObjects(const Manifest& m, store::ObjectStore& store, bool deep) {

@@ -94,6 +94,13 @@ struct LedgerStore {
 // InvalidFormat for text that is none of the three forms.
 Result<LedgerStore> ParseLedgerStoreId(std::string_view id);
 
+// The store id of attempts that write no object (a catalog binding: a root
+// published under a lease, nothing created). Neither an alias nor a path,
+// so it never opens a store; `vigilo store cleanup` abandons such an
+// attempt once its lease has expired (a binder killed between its begin and
+// its publish) and has no key to delete.
+inline constexpr std::string_view kNoObjectsStoreId = "(no objects)";
+
 // The id of the store `spec` resolved to (`spec` is what the user gave as
 // `store`, `resolved` what ResolveStore made of it), written by `host`
 // (ValidateHostName; only a local directory needs it).

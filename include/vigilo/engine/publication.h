@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,13 +68,18 @@ struct PublicationLocation {
   std::string display;     // safe to print: the path, the manifest key of a URL, or ALIAS:KEY
   bool remote = false;     // read over the network (http(s), directly or through an alias)
   std::string cache_base;  // remote: what the cache namespace hashes (never written)
+  // Through the catalog, a registered source table the binding adds to a
+  // publication without one: searched as if the manifest declared it
+  // (engine/catalog.h); its files are read through `store`.
+  std::optional<ivf::SourceSpec> registered_source;
 };
 // `locator` as engine::ParseLocator reads it: a directory (its
 // manifest.json) or a manifest file; an http(s) URL of either (a URL ending
 // in '/' is the publication's base); ALIAS:KEY where KEY is the manifest's
 // key (its last segment ends in .json) or the publication's key prefix
-// (its manifest.json inside). catalog:NAME is Unimplemented until the
-// native catalog exists.
+// (its manifest.json inside); catalog:SOURCE/INDEX, the location bound in
+// the native catalog (engine/catalog.h), whose manifest must still be the
+// bytes bound (IntegrityError otherwise).
 Result<PublicationLocation> LocatePublication(Context& context, std::string_view locator);
 
 class Publication {

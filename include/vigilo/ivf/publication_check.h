@@ -89,4 +89,11 @@ struct ObjectCheckOptions {
 Status CheckObjects(const Manifest& manifest, store::ObjectStore& store, const ObjectCheckOptions& options,
                     ObjectCheckReport* report);
 
+// The same checks over a source table's files alone, as `source` describes
+// them (a native catalog's registered source table: engine/catalog.h):
+// sizes, footers, schemas, row-group layout and, with deep, the key dense
+// from 0 and every file's SHA-256.
+Status CheckSourceTable(const SourceSpec& source, store::ObjectStore& store, const ObjectCheckOptions& options,
+                        ObjectCheckReport* report);
+
 }  // namespace vigilo::ivf

@@ -1,0 +1,453 @@
+// The catalog's bindings: names, the binding value stored as a root of the
+// namespace "catalog", and bind/rebind/rollback/unbind as compare-and-sets
+// on it (catalog.h; docs/format/catalog.md).
+#include "vigilo/engine/catalog.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "catalog_internal.h"
+#include "vigilo/control/cleanup.h"
+#include "vigilo/engine/locator.h"
+#include "vigilo/engine/publication.h"
+#include "vigilo/hash/sha256.h"
+#include "vigilo/ivf/publication_check.h"
+#include "vigilo/ivf/publication_verify.h"
+#include "vigilo/json/parse.h"
+#include "vigilo/json/write.h"
+
+namespace vigilo::engine {
+namespace {
+
+// A binding's attempt holds the lease only from its begin to its publish
+// (the publication is checked before): a minute is ample, and a bind killed
+// in between leaves an expired attempt without keys, which `store cleanup`
+// abandons.
+constexpr store::Micros kBindLease = store::Micros{60} * 1'000'000;
+
+bool IsNamePartChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+std::string RootName(const CatalogName& name) { return name.source + "." + name.index; }
+
+Result<CatalogName> NameOfRoot(std::string_view root) {
+  const size_t dot = root.find('.');
+  if (dot == std::string_view::npos) return Internal("catalog root name without '.': " + std::string(root));
+  return CatalogName{std::string(root.substr(0, dot)), std::string(root.substr(dot + 1))};
+}
+
+// ---- the binding value (canonical JSON, what the root holds) ----
+
+json::Value FieldsJson(const std::vector<ivf::Field>& fields) {
+  json::Array out;
+  for (const ivf::Field& f : fields) {
+    json::Object o;
+    o.Set("name", json::Value(f.name));
+    o.Set("type", json::Value(f.type.ToString()));
+    out.emplace_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace
+
+json::Value RegisteredSourceJson(const RegisteredSource& s) {
+  json::Object o;
+  o.Set("columns", FieldsJson(s.columns));
+  json::Array files;
+  for (const RegisteredSourceFile& f : s.files) {
+    json::Object fo;
+    fo.Set("location", json::Value(f.location));
+    fo.Set("row_begin", json::Value::Uint(f.row_begin));
+    fo.Set("row_end", json::Value::Uint(f.row_end));
+    fo.Set("sha256", json::Value(f.sha256));
+    fo.Set("size", json::Value::Uint(f.size));
+    files.emplace_back(std::move(fo));
+  }
+  o.Set("files", json::Value(std::move(files)));
+  o.Set("key", json::Value(s.key));
+  o.Set("name", json::Value(s.name));
+  o.Set("row_group_rows", json::Value::Uint(s.row_group_rows));
+  o.Set("rows", json::Value::Uint(s.rows));
+  if (s.version != 0) o.Set("version", json::Value::Uint(s.version));
+  return o;
+}
+
+namespace {
+
+Result<const json::Value*> Member(const json::Object& o, std::string_view name, json::Kind kind) {
+  const json::Value* v = o.Find(name);
+  if (v == nullptr || v->kind() != kind) {
+    return InvalidFormat("the catalog entry has no valid \"" + std::string(name) + "\"");
+  }
+  return v;
+}
+Result<std::string> StringMember(const json::Object& o, std::string_view name) {
+  VIGILO_ASSIGN_OR_RETURN(const json::Value* v, Member(o, name, json::Kind::kString));
+  return v->as_string();
+}
+Result<uint64_t> UintMember(const json::Object& o, std::string_view name) {
+  VIGILO_ASSIGN_OR_RETURN(const json::Value* v, Member(o, name, json::Kind::kNumber));
+  return v->as_number().AsUint64();
+}
+
+}  // namespace
+
+Result<RegisteredSource> ParseRegisteredSource(const json::Value& value) {
+  if (!value.is_object()) return InvalidFormat("a registered source is not an object");
+  const json::Object& o = value.as_object();
+  RegisteredSource s;
+  VIGILO_ASSIGN_OR_RETURN(s.name, StringMember(o, "name"));
+  VIGILO_ASSIGN_OR_RETURN(s.key, StringMember(o, "key"));
+  VIGILO_ASSIGN_OR_RETURN(s.rows, UintMember(o, "rows"));
+  VIGILO_ASSIGN_OR_RETURN(s.row_group_rows, UintMember(o, "row_group_rows"));
+  if (o.Contains("version")) {
+    VIGILO_ASSIGN_OR_RETURN(s.version, UintMember(o, "version"));
+  }
+  VIGILO_ASSIGN_OR_RETURN(const json::Value* columns, Member(o, "columns", json::Kind::kArray));
+  for (const json::Value& c : columns->as_array()) {
+    if (!c.is_object()) return InvalidFormat("a registered source column is not an object");
+    ivf::Field f;
+    VIGILO_ASSIGN_OR_RETURN(f.name, StringMember(c.as_object(), "name"));
+    VIGILO_ASSIGN_OR_RETURN(std::string type, StringMember(c.as_object(), "type"));
+    VIGILO_ASSIGN_OR_RETURN(f.type, ivf::ParseColumnType(type));
+    s.columns.push_back(std::move(f));
+  }
+  VIGILO_ASSIGN_OR_RETURN(const json::Value* files, Member(o, "files", json::Kind::kArray));
+  for (const json::Value& fv : files->as_array()) {
+    if (!fv.is_object()) return InvalidFormat("a registered source file is not an object");
+    const json::Object& fo = fv.as_object();
+    RegisteredSourceFile f;
+    VIGILO_ASSIGN_OR_RETURN(f.location, StringMember(fo, "location"));
+    VIGILO_ASSIGN_OR_RETURN(f.sha256, StringMember(fo, "sha256"));
+    VIGILO_ASSIGN_OR_RETURN(f.size, UintMember(fo, "size"));
+    VIGILO_ASSIGN_OR_RETURN(f.row_begin, UintMember(fo, "row_begin"));
+    VIGILO_ASSIGN_OR_RETURN(f.row_end, UintMember(fo, "row_end"));
+    s.files.push_back(std::move(f));
+  }
+  return s;
+}
+
+namespace {
+
+Result<std::string> BindingValue(const CatalogBinding& b) {
+  json::Object o;
+  o.Set("artifact_uuid", json::Value(b.artifact_uuid.ToString()));
+  o.Set("location", json::Value(b.location));
+  o.Set("manifest_bytes", json::Value::Uint(b.manifest_bytes));
+  o.Set("manifest_sha256", json::Value(b.manifest_sha256));
+  if (b.source) o.Set("source", RegisteredSourceJson(*b.source));
+  return json::ToCanonical(json::Value(std::move(o)));
+}
+
+// The display form of a stored location: a URL is never printed (it may
+// carry a signature); its manifest key stands for it, as everywhere else.
+std::string DisplayLocation(const std::string& location) {
+  Result<Locator> l = ParseLocator(location);
+  if (!l.ok() || l->kind != LocatorKind::kUrl) return location;
+  std::string_view rest = location;
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  const size_t slash = rest.rfind('/');
+  std::string_view last = rest.substr(slash + 1);
+  return "(url)/" + std::string(last.ends_with(".json") ? last : "manifest.json");
+}
+
+Result<CatalogBinding> BindingOfRecord(control::ControlStore& control, const control::RootRecord& record) {
+  VIGILO_ASSIGN_OR_RETURN(CatalogName name, NameOfRoot(record.name));
+  VIGILO_ASSIGN_OR_RETURN(json::Value value, json::Parse(record.value));
+  if (!value.is_object()) return InvalidFormat("the catalog entry is not an object").WithPath(name.ToString());
+  const json::Object& o = value.as_object();
+  CatalogBinding b;
+  b.name = std::move(name);
+  b.version = record.version;
+  VIGILO_ASSIGN_OR_RETURN(b.location, StringMember(o, "location"));
+  b.display = DisplayLocation(b.location);
+  VIGILO_ASSIGN_OR_RETURN(std::string uuid, StringMember(o, "artifact_uuid"));
+  VIGILO_ASSIGN_OR_RETURN(b.artifact_uuid, Uuid::Parse(uuid));
+  VIGILO_ASSIGN_OR_RETURN(b.manifest_sha256, StringMember(o, "manifest_sha256"));
+  VIGILO_ASSIGN_OR_RETURN(b.manifest_bytes, UintMember(o, "manifest_bytes"));
+  if (const json::Value* s = o.Find("source")) {
+    VIGILO_ASSIGN_OR_RETURN(b.source, ParseRegisteredSource(*s));
+  }
+  b.bound_at = record.published_at;
+  b.unbound_at = record.retired_at;
+  Result<control::AttemptRecord> attempt = control.GetAttempt(record.attempt);
+  b.bound_by = attempt.ok() ? attempt->owner : std::string();
+  return b;
+}
+
+// The control state for a read: NotFound naming the binding when there is
+// none (reading never creates one).
+Result<control::ControlStore*> ControlForRead(Context& context, const CatalogName& name) {
+  Result<control::ControlStore*> control = context.ExistingControl();
+  if (!control.ok() && control.status().code() == StatusCode::kNotFound) {
+    return NotFound("nothing is bound to " + name.ToString() + " in the catalog");
+  }
+  return control;
+}
+
+// A local path stored as given would name another directory from another
+// working directory (or machine): it is made absolute. ALIAS:KEY and URLs
+// are stored as given; a catalog name is refused (a binding names a
+// publication, not another binding).
+Result<std::string> StoredLocation(std::string_view location) {
+  VIGILO_ASSIGN_OR_RETURN(Locator l, ParseLocator(location));
+  switch (l.kind) {
+    case LocatorKind::kCatalog:
+      return InvalidArgument("a catalog name is bound to a publication's location, not to another catalog name")
+          .WithPath("location");
+    case LocatorKind::kPath: {
+      std::error_code ec;
+      std::filesystem::path absolute = std::filesystem::absolute(l.path, ec);
+      if (ec) return IoError("cannot make the path absolute: " + ec.message()).WithPath(l.path);
+      return absolute.lexically_normal().string();
+    }
+    case LocatorKind::kUrl:
+    case LocatorKind::kAliasKey: return std::string(location);
+  }
+  return InvalidArgument("unknown locator");
+}
+
+// The current binding's root record, or nullopt (unbound or never bound).
+Result<std::optional<control::RootRecord>> CurrentRecord(control::ControlStore& control, const CatalogName& name) {
+  return control.GetRoot(CatalogNamespace(), RootName(name));
+}
+
+Status CheckExpectedVersion(const CatalogName& name, const std::optional<control::RootRecord>& current,
+                            std::optional<uint64_t> expected) {
+  if (!expected) return Status::Ok();
+  const uint64_t now = current ? current->version : 0;
+  if (now == *expected) return Status::Ok();
+  return Fenced("the binding of " + name.ToString() + " is " +
+                (current ? "version " + std::to_string(now) : std::string("unbound")) + ", not " +
+                (*expected == 0 ? std::string("unbound") : "version " + std::to_string(*expected)) +
+                ": nothing was bound")
+      .WithPath(name.ToString());
+}
+
+// Checks the publication at `stored` and makes the binding it would record.
+Result<CatalogBinding> CheckedBinding(Context& context, const CatalogName& name, const std::string& stored,
+                                      const BindOptions& options) {
+  VIGILO_ASSIGN_OR_RETURN(FetchedManifest fetched, FetchManifest(context, stored));
+  if (!options.any_uuid) {
+    Status s = ivf::CheckDerivedArtifactUuid(fetched.manifest);
+    if (!s.ok()) return std::move(s).PrependPath(fetched.where.display + ": ");
+  }
+  ivf::ObjectCheckOptions checks;
+  checks.deep = false;
+  checks.max_read = options.max_buffer;
+  checks.cancel = options.cancel;
+  ivf::ObjectCheckReport counts;
+  Status checked = ivf::CheckObjects(fetched.manifest, *fetched.where.store, checks, &counts);
+  if (!checked.ok()) {
+    if (checked.code() == StatusCode::kCancelled) return checked;
+    return std::move(checked).PrependPath(fetched.where.display + ": ");
+  }
+  CatalogBinding b;
+  b.name = name;
+  b.location = stored;
+  b.display = DisplayLocation(stored);
+  b.artifact_uuid = fetched.manifest.artifact_uuid;
+  b.manifest_sha256 = fetched.sha256;
+  b.manifest_bytes = fetched.bytes;
+  if (!fetched.manifest.source) {
+    Result<RegisteredSource> registered = GetRegisteredSource(context, name.source);
+    if (registered.ok()) {
+      VIGILO_RETURN_IF_ERROR(CheckSourceFitsIndex(*registered, fetched.manifest));
+      b.source = std::move(*registered);
+    } else if (registered.status().code() != StatusCode::kNotFound) {
+      return registered.status();
+    }
+  }
+  return b;
+}
+
+Result<BindResult> BindChecked(Context& context, const CatalogName& name, CatalogBinding binding,
+                               const BindOptions& options) {
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, context.Control());
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current, CurrentRecord(*control, name));
+  VIGILO_RETURN_IF_ERROR(CheckExpectedVersion(name, current, options.expected_version));
+  VIGILO_ASSIGN_OR_RETURN(std::string value, BindingValue(binding));
+  BindResult out;
+  if (current) {
+    VIGILO_ASSIGN_OR_RETURN(out.previous, BindingOfRecord(*control, *current));
+  }
+  VIGILO_ASSIGN_OR_RETURN(control::PublishOutcome outcome,
+                          RecordCatalogRoot(*control, CatalogNamespace(), RootName(name), name.ToString(), current, value));
+  out.outcome = outcome == control::PublishOutcome::kPublished  ? BindOutcome::kBound
+                : outcome == control::PublishOutcome::kReplaced ? BindOutcome::kRebound
+                                                                : BindOutcome::kUnchanged;
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> now, CurrentRecord(*control, name));
+  if (!now) return Internal("the binding of " + name.ToString() + " vanished after it was recorded");
+  VIGILO_ASSIGN_OR_RETURN(out.binding, BindingOfRecord(*control, *now));
+  if (out.outcome == BindOutcome::kUnchanged) out.previous.reset();
+  return out;
+}
+
+}  // namespace
+
+Result<control::PublishOutcome> RecordCatalogRoot(control::ControlStore& control, const control::Namespace& ns,
+                                                  const std::string& root, const std::string& display,
+                                                  const std::optional<control::RootRecord>& seen,
+                                                  const std::string& value) {
+  control::AttemptSpec spec;
+  spec.ns = ns;
+  spec.name = root;
+  spec.store = std::string(control::kNoObjectsStoreId);
+  spec.owner = control::ProcessOwner();
+  spec.lease_duration = kBindLease;
+  VIGILO_ASSIGN_OR_RETURN(control::Lease lease, control.BeginAttempt(spec));
+  Result<control::PublishOutcome> outcome =
+      seen ? control.ReplaceRoot(lease, seen->value, value) : control.PublishRoot(lease, value);
+  if (outcome.ok()) return outcome;
+  (void)control.Abandon(lease);  // it recorded no keys: nothing becomes cleanup work
+  const StatusCode code = outcome.status().code();
+  if (code != StatusCode::kAlreadyExists && code != StatusCode::kNotFound) return outcome.status();
+  // Another change came between this one's read and its compare-and-set.
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> now, control.GetRoot(ns, root));
+  return Fenced(display + " changed meanwhile (" +
+                (now ? "now version " + std::to_string(now->version) : std::string("now absent")) +
+                "): nothing was recorded; run again to replace it")
+      .WithPath(display);
+}
+
+Status ValidateCatalogPart(std::string_view part, std::string_view what) {
+  const bool ok = !part.empty() && part.size() <= 63 && part.front() != '-' && part.front() != '_' &&
+                  std::all_of(part.begin(), part.end(), IsNamePartChar);
+  if (ok) return Status::Ok();
+  return InvalidArgument("a catalog " + std::string(what) +
+                         " name is 1-63 of A-Z a-z 0-9 _ -, starting with a letter or digit");
+}
+
+Result<CatalogName> ParseCatalogName(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    return InvalidArgument("a catalog name is SOURCE/INDEX").WithPath("name");
+  }
+  CatalogName name{std::string(text.substr(0, slash)), std::string(text.substr(slash + 1))};
+  Status s = ValidateCatalogPart(name.source, "source");
+  if (s.ok()) s = ValidateCatalogPart(name.index, "index");
+  if (!s.ok()) return std::move(s).WithPath("name");
+  return name;
+}
+
+std::string_view BindOutcomeName(BindOutcome outcome) {
+  switch (outcome) {
+    case BindOutcome::kBound: return "bound";
+    case BindOutcome::kRebound: return "rebound";
+    case BindOutcome::kUnchanged: return "unchanged";
+  }
+  return "bound";
+}
+
+Result<FetchedManifest> FetchManifest(Context& context, std::string_view location) {
+  FetchedManifest out;
+  VIGILO_ASSIGN_OR_RETURN(out.where, LocatePublication(context, location));
+  store::GetOptions get;
+  get.max_bytes = ivf::kMaxManifestBytes;
+  Result<store::Bytes> bytes = out.where.store->Get(out.where.manifest_key, get);
+  if (!bytes.ok()) {
+    Status s = bytes.status();
+    return s.path() == out.where.manifest_key && out.where.display != out.where.manifest_key
+               ? std::move(s).WithPath(out.where.display)
+               : s;
+  }
+  VIGILO_ASSIGN_OR_RETURN(out.sha256, Sha256Hex(bytes->view()));
+  out.bytes = bytes->size();
+  Result<ivf::Manifest> manifest = ivf::ParseManifest(bytes->view());
+  if (!manifest.ok()) return Status(manifest.status()).PrependPath(out.where.display + ": ");
+  out.manifest = std::move(*manifest);
+  return out;
+}
+
+Result<BindResult> Bind(Context& context, const CatalogName& name, std::string_view location,
+                        const BindOptions& options) {
+  VIGILO_ASSIGN_OR_RETURN(std::string stored, StoredLocation(location));
+  VIGILO_ASSIGN_OR_RETURN(CatalogBinding binding, CheckedBinding(context, name, stored, options));
+  return BindChecked(context, name, std::move(binding), options);
+}
+
+Result<BindResult> Rollback(Context& context, const CatalogName& name, const Uuid& artifact,
+                            const BindOptions& options) {
+  VIGILO_ASSIGN_OR_RETURN(std::vector<CatalogBinding> history, BindingHistory(context, name));
+  auto earlier = std::find_if(history.rbegin(), history.rend(),
+                              [&](const CatalogBinding& b) { return b.artifact_uuid == artifact; });
+  if (earlier == history.rend()) {
+    return NotFound("no binding of " + name.ToString() + " was to artifact " + artifact.ToString())
+        .WithPath("to");
+  }
+  // The same checks as a bind, against what was bound then: a manifest
+  // that changed since is refused, not bound anew.
+  VIGILO_ASSIGN_OR_RETURN(CatalogBinding again, CheckedBinding(context, name, earlier->location, options));
+  if (again.manifest_sha256 != earlier->manifest_sha256 || again.manifest_bytes != earlier->manifest_bytes) {
+    return IntegrityError("the publication changed behind the catalog: its manifest is not the one bound as version " +
+                          std::to_string(earlier->version) + " (SHA-256 " + earlier->manifest_sha256 + ", " +
+                          std::to_string(earlier->manifest_bytes) + " bytes)")
+        .WithPath(earlier->display);
+  }
+  again.source = earlier->source;  // the registration it was bound with, not a later one
+  return BindChecked(context, name, std::move(again), options);
+}
+
+Result<UnbindResult> Unbind(Context& context, const CatalogName& name, std::optional<uint64_t> expected_version) {
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, ControlForRead(context, name));
+  Result<control::RetiredRoot> retired = control->RetireRoot(CatalogNamespace(), RootName(name), expected_version);
+  if (!retired.ok()) {
+    if (retired.status().code() == StatusCode::kNotFound) {
+      return NotFound("nothing is bound to " + name.ToString() + " in the catalog").WithPath(name.ToString());
+    }
+    if (retired.status().code() == StatusCode::kAlreadyExists) {
+      return Fenced(std::string(retired.status().message())).WithPath(name.ToString());
+    }
+    return retired.status();
+  }
+  UnbindResult out;
+  out.already = retired->already;
+  VIGILO_ASSIGN_OR_RETURN(out.binding, BindingOfRecord(*control, retired->record));
+  return out;
+}
+
+Result<CatalogBinding> GetBinding(Context& context, const CatalogName& name) {
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, ControlForRead(context, name));
+  VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> current, CurrentRecord(*control, name));
+  if (!current) {
+    VIGILO_ASSIGN_OR_RETURN(std::optional<control::RootRecord> retired,
+                            control->GetRetiredRoot(CatalogNamespace(), RootName(name)));
+    std::string why = retired ? " (it was unbound at " + control::FormatWallTime(*retired->retired_at) + ")" : "";
+    return NotFound("nothing is bound to " + name.ToString() + " in the catalog" + why).WithPath(name.ToString());
+  }
+  return BindingOfRecord(*control, *current);
+}
+
+Result<std::vector<CatalogBinding>> ListBindings(Context& context) {
+  std::vector<CatalogBinding> out;
+  Result<control::ControlStore*> control = context.ExistingControl();
+  if (!control.ok()) {
+    if (control.status().code() == StatusCode::kNotFound) return out;
+    return control.status();
+  }
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> roots, (*control)->ListRoots(CatalogNamespace()));
+  for (const control::RootRecord& r : roots) {
+    VIGILO_ASSIGN_OR_RETURN(CatalogBinding b, BindingOfRecord(**control, r));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Result<std::vector<CatalogBinding>> BindingHistory(Context& context, const CatalogName& name) {
+  VIGILO_ASSIGN_OR_RETURN(control::ControlStore * control, ControlForRead(context, name));
+  VIGILO_ASSIGN_OR_RETURN(std::vector<control::RootRecord> records,
+                          control->RootHistory(CatalogNamespace(), RootName(name)));
+  if (records.empty()) {
+    return NotFound("nothing was ever bound to " + name.ToString() + " in the catalog").WithPath(name.ToString());
+  }
+  std::vector<CatalogBinding> out;
+  for (const control::RootRecord& r : records) {
+    VIGILO_ASSIGN_OR_RETURN(CatalogBinding b, BindingOfRecord(*control, r));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace vigilo::engine
