@@ -11,6 +11,7 @@
 
 #include "vigilo/cases/budget.h"
 #include "vigilo/common/result.h"
+#include "vigilo/engine/budget_overrides.h"
 
 namespace vigilo::cli {
 
@@ -28,9 +29,9 @@ void AddWriterBudgetFlags(CLI::App* command, BudgetFlags* flags);
 // Readers: --resident-batches --staging-spool --validation-spool --scratch.
 void AddReaderBudgetFlags(CLI::App* command, BudgetFlags* flags);
 
-// Defaults plus the overrides, validated (BudgetConfig::Validate). A byte
-// value is an integer with an optional KiB/MiB/GiB suffix ("16MiB"). An
-// error is InvalidArgument naming the flag ("--max-bytes: ...").
+// Defaults plus the overrides, validated (engine::BudgetFromOverrides). A
+// byte value is an integer with an optional KiB/MiB/GiB suffix ("16MiB").
+// An error is InvalidArgument naming the flag ("--max-bytes: ...").
 Result<cases::BudgetConfig> BudgetFromFlags(const BudgetFlags& flags);
 
 // "--resident-batches" for "resident_case_batches", etc.: the flag that sets
@@ -40,8 +41,7 @@ std::string FlagForSetting(std::string_view setting);
 // Where spools and the duplicate-ID sort go: --scratch, else $TMPDIR, else /tmp.
 std::filesystem::path ScratchDirFromFlags(const BudgetFlags& flags);
 
-// "123", "64KiB", "16MiB", "1GiB" (also K/M/G, KB/MB/GB meaning the binary
-// units, and a space before the unit). InvalidArgument otherwise.
-Result<uint64_t> ParseByteSize(std::string_view text);
+// "123", "64KiB", "16MiB", "1GiB": the engine's parser (budget_overrides.h).
+using engine::ParseByteSize;
 
 }  // namespace vigilo::cli
