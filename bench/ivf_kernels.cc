@@ -6,10 +6,19 @@
 // 8 bytes of offset and scale per row. It also checks that every available
 // path returns bit-identical distances on the in-cache group (the float
 // order is normative, docs/format/ivf-build-algorithms.md "Scoring kernels").
+// Per path (avx512, avx2, portable, scalar: every one this CPU has) two
+// passes: `score`, the exact kernels (ScoreRows), and for LVQ8 `screen`, the
+// integer bounds a query computes for every probed row (ScreenBlock; "Screening"),
+// each with its DRAM rate as a fraction of the ceiling. The CPU's model name
+// heads the output: the rates belong to it.
 //
-// Usage: ivf_kernels [seconds per measurement, default 0.3]
+// Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: on
+// a machine shared with other jobs the wall clock also counts the slices the
+// thread waited for a core. (Memory bandwidth taken by others still counts.)
+//
+// Usage: ivf_kernels [seconds per measurement, default 0.3] [d, default both 100 and 784]
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,12 +27,19 @@
 #include <string>
 #include <vector>
 
+#include "../src/ivf/lvq_screen_internal.h"
 #include "vigilo/ivf/lvq_kernels.h"
 
 namespace {
 
 using namespace vigilo::ivf;
-using Clock = std::chrono::steady_clock;
+
+// The calling thread's CPU time in seconds.
+double ThreadSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 volatile float g_sink_f = 0;
 volatile uint64_t g_sink_u = 0;
@@ -46,12 +62,12 @@ double SecondsPerCall(Fn&& fn, double seconds) {
   double best = 1e300;
   for (int run = 0; run < 3; ++run) {
     size_t calls = 0;
-    const auto start = Clock::now();
+    const double start = ThreadSeconds();
     double elapsed = 0;
     do {
       fn();
       ++calls;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      elapsed = ThreadSeconds() - start;
     } while (elapsed < seconds);
     best = std::min(best, elapsed / static_cast<double>(calls));
   }
@@ -114,6 +130,33 @@ void ScoreAll(KernelPath path, const ListContext& ctx, const Rows& r, size_t gro
   }
 }
 
+// Screens every row of r in groups (the bounds a query computes before it scores).
+void ScreenAll(KernelPath path, const screen::ScreenContext& ctx, const Rows& r, size_t group, std::vector<float>& lower,
+               std::vector<float>& upper) {
+  for (size_t start = 0; start < r.n; start += group) {
+    const size_t m = std::min(group, r.n - start);
+    const RowBlock block{m, r.offsets.data() + start, r.scales.data() + start, r.codes.data() + start * r.bytes, r.bytes,
+                         nullptr};
+    if (!screen::ScreenBlockWith(path, ctx, block, lower.data(), upper.data()).ok()) {
+      std::fprintf(stderr, "ivf_kernels: path %s unavailable\n", std::string(KernelPathName(path)).c_str());
+      std::exit(1);
+    }
+    g_sink_f = g_sink_f + lower[0];
+  }
+}
+
+std::string CpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
 std::string LoadAverage() {
   std::ifstream f("/proc/loadavg");
   std::string a, b, c;
@@ -121,20 +164,24 @@ std::string LoadAverage() {
   return a + " " + b + " " + c;
 }
 
+constexpr KernelPath kPaths[] = {KernelPath::kAvx512, KernelPath::kAvx2, KernelPath::kPortable, KernelPath::kScalar};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 0.3;
+  const size_t only_d = argc > 2 ? static_cast<size_t>(std::atol(argv[2])) : 0;
   constexpr size_t kGroup = 4096;
   constexpr size_t kDramBytes = size_t{256} << 20;
-  std::printf("dispatched kernel: %s; load average at start: %s\n\n", std::string(KernelName()).c_str(),
-              LoadAverage().c_str());
-  std::printf("| d | encoding | metric | path | in cache (4096 rows), rows/s | DRAM (256 MB), rows/s | DRAM GB/s "
-              "| streaming-read ceiling, rows/s (GB/s) |\n");
-  std::printf("|---:|---|---|---|---:|---:|---:|---:|\n");
-  std::vector<float> out(kGroup);
+  std::printf("cpu: %s; dispatched kernel: %s; rates per second of thread CPU time; load average at start: %s\n\n", CpuModel().c_str(),
+              std::string(KernelName()).c_str(), LoadAverage().c_str());
+  std::printf("| d | encoding | metric | pass | path | in cache (4096 rows), rows/s | DRAM (256 MB), rows/s | DRAM GB/s "
+              "| streaming-read ceiling, rows/s (GB/s) | DRAM ÷ ceiling |\n");
+  std::printf("|---:|---|---|---|---|---:|---:|---:|---:|---:|\n");
+  std::vector<float> out(kGroup), lower(kGroup), upper(kGroup);
   bool all_identical = true;
   for (size_t d : {size_t{100}, size_t{784}}) {
+    if (only_d != 0 && d != only_d) continue;
     for (Encoding e : {Encoding::kLvq8, Encoding::kLvq4}) {
       const size_t bytes = static_cast<size_t>(CodeBytes(e, d));
       const Rows cache = MakeRows(e, d, kGroup, 1);
@@ -148,13 +195,22 @@ int main(int argc, char** argv) {
           },
           seconds);
       const double row_bytes = static_cast<double>(bytes + 8);
-      const double stream_gbs = static_cast<double>(dram.n) * row_bytes / stream_s / 1e9;
+      const double stream_rows = static_cast<double>(dram.n) / stream_s;
       uint64_t state = 3;
       std::vector<float> q(d), centroid(d);
       for (size_t i = 0; i < d; ++i) {
         q[i] = Uniform(state, -1.0f, 1.0f);
         centroid[i] = Uniform(state, -1.0f, 1.0f);
       }
+      auto report = [&](const char* pass, KernelPath path, Metric m, double cache_s, double dram_s) {
+        const double dram_rows = static_cast<double>(dram.n) / dram_s;
+        std::printf("| %zu | %s | %s | %s | %s | %.3g M | %.3g M | %.2f | %.3g M (%.1f) | %.2f |\n", d,
+                    std::string(EncodingName(e)).c_str(), std::string(MetricName(m)).c_str(), pass,
+                    std::string(KernelPathName(path)).c_str(), static_cast<double>(kGroup) / cache_s / 1e6,
+                    dram_rows / 1e6, dram_rows * row_bytes / 1e9, stream_rows / 1e6, stream_rows * row_bytes / 1e9,
+                    dram_rows / stream_rows);
+        std::fflush(stdout);
+      };
       for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
         auto ctx = PrepareList(m, e, q, centroid);
         if (!ctx.ok()) {
@@ -162,7 +218,7 @@ int main(int argc, char** argv) {
           return 1;
         }
         std::vector<float> first;
-        for (KernelPath path : {KernelPath::kAvx2, KernelPath::kScalar, KernelPath::kPortable}) {
+        for (KernelPath path : kPaths) {
           if (!KernelPathAvailable(path)) continue;
           ScoreAll(path, *ctx, cache, kGroup, out);
           if (first.empty()) {
@@ -174,13 +230,25 @@ int main(int argc, char** argv) {
           }
           const double cache_s = SecondsPerCall([&] { ScoreAll(path, *ctx, cache, kGroup, out); }, seconds);
           const double dram_s = SecondsPerCall([&] { ScoreAll(path, *ctx, dram, kGroup, out); }, seconds);
-          const double dram_rows = static_cast<double>(dram.n) / dram_s;
-          std::printf("| %zu | %s | %s | %s | %.3g M | %.3g M | %.2f | %.3g M (%.1f) |\n", d,
-                      std::string(EncodingName(e)).c_str(), std::string(MetricName(m)).c_str(),
-                      std::string(KernelPathName(path)).c_str(), static_cast<double>(kGroup) / cache_s / 1e6,
-                      dram_rows / 1e6, dram_rows * row_bytes / 1e9,
-                      static_cast<double>(dram.n) / stream_s / 1e6, stream_gbs);
-          std::fflush(stdout);
+          report("score", path, m, cache_s, dram_s);
+        }
+        if (e != Encoding::kLvq8) continue;  // postings of LVQ4 are not screened
+        screen::ScreenContext sctx;
+        screen::PrepareScreen(*ctx, sctx);
+        std::vector<float> first_lower;
+        for (KernelPath path : kPaths) {
+          if (!KernelPathAvailable(path) || path == KernelPath::kScalar) continue;  // scalar screens as portable
+          ScreenAll(path, sctx, cache, kGroup, lower, upper);
+          if (first_lower.empty()) {
+            first_lower = lower;
+          } else if (std::memcmp(first_lower.data(), lower.data(), kGroup * sizeof(float)) != 0) {
+            std::printf("ivf_kernels: the %s screen differs from the first path at d=%zu\n",
+                        std::string(KernelPathName(path)).c_str(), d);
+            all_identical = false;
+          }
+          const double cache_s = SecondsPerCall([&] { ScreenAll(path, sctx, cache, kGroup, lower, upper); }, seconds);
+          const double dram_s = SecondsPerCall([&] { ScreenAll(path, sctx, dram, kGroup, lower, upper); }, seconds);
+          report("screen", path, m, cache_s, dram_s);
         }
       }
     }

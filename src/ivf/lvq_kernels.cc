@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -41,6 +42,9 @@ bool Prepared(const ListContext& ctx) {
 void Dispatch(KernelPath path, const ListContext& ctx, const RowBlock& rows, float* out) {
   assert(Prepared(ctx));
   switch (path) {
+    case KernelPath::kAvx512:
+      kernels_internal::ScoreRowsAvx512(ctx, rows, out);
+      return;
     case KernelPath::kAvx2:
       kernels_internal::ScoreRowsAvx2(ctx, rows, out);
       return;
@@ -67,21 +71,47 @@ std::string_view KernelPathName(KernelPath path) {
       return "portable";
     case KernelPath::kAvx2:
       return "avx2";
+    case KernelPath::kAvx512:
+      return "avx512";
   }
   return "unknown";
 }
 
 bool KernelPathAvailable(KernelPath path) {
-  return path != KernelPath::kAvx2 || kernels_internal::Avx2Supported();
+  switch (path) {
+    case KernelPath::kAvx2:
+      return kernels_internal::Avx2Supported();
+    case KernelPath::kAvx512:
+      return kernels_internal::Avx512Supported();
+    case KernelPath::kScalar:
+    case KernelPath::kPortable:
+      break;
+  }
+  return true;
 }
 
-KernelPath DispatchedKernelPath() {
+namespace {
+
+KernelPath DetectKernelPath() {
 #if defined(__EMSCRIPTEN__)
   // WebAssembly: the portable path, written for SIMD128 (bit-identical to the others).
   return KernelPath::kPortable;
 #else
+  if (const char* forced = std::getenv("VIGILO_KERNEL"); forced != nullptr) {
+    for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512}) {
+      if (KernelPathName(p) == forced && KernelPathAvailable(p)) return p;
+    }
+  }
+  if (kernels_internal::Avx512Supported()) return KernelPath::kAvx512;
   return kernels_internal::Avx2Supported() ? KernelPath::kAvx2 : KernelPath::kScalar;
 #endif
+}
+
+}  // namespace
+
+KernelPath DispatchedKernelPath() {
+  static const KernelPath path = DetectKernelPath();  // once per process (thread-safe static)
+  return path;
 }
 
 std::string_view KernelName() { return KernelPathName(DispatchedKernelPath()); }
@@ -195,7 +225,7 @@ Result<ListContext> PrepareList(Metric metric, Encoding encoding, std::span<cons
 
 void ComputeCodeSums(Encoding encoding, size_t dimension, size_t n, const uint8_t* codes, size_t stride,
                      CodeSums* out) {
-  if (encoding == Encoding::kLvq8 && DispatchedKernelPath() == KernelPath::kAvx2) {
+  if (encoding == Encoding::kLvq8 && kernels_internal::PathHasAvx2(DispatchedKernelPath())) {
     kernels_internal::CodeSumsLvq8Avx2(dimension, n, codes, stride, out);
     return;
   }

@@ -115,6 +115,9 @@ void ScoreRowsPortable(const ListContext& ctx, const RowBlock& rows, float* out)
 // Only called when Avx2Supported().
 void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out);
 bool Avx2Supported();
+// Only called when Avx512Supported() (AVX-512 F, BW, VL, VNNI; implies AVX2).
+void ScoreRowsAvx512(const ListContext& ctx, const RowBlock& rows, float* out);
+bool Avx512Supported();
 
 // One row's sums on one path, by the same row function the row loop uses
 // (for the tests, which compare W itself: a last-bit change of W is often
@@ -122,6 +125,10 @@ bool Avx2Supported();
 RowSums RowSumsScalar(const ListContext& ctx, const uint8_t* code);
 RowSums RowSumsPortable(const ListContext& ctx, const uint8_t* code);
 RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code);
+RowSums RowSumsAvx512(const ListContext& ctx, const uint8_t* code);
+
+// Paths that include AVX2 (the screen's AVX2 helpers serve both).
+inline bool PathHasAvx2(KernelPath path) { return path == KernelPath::kAvx2 || path == KernelPath::kAvx512; }
 
 // ComputeCodeSums of n LVQ8 rows with AVX2 (the same exact integers; only
 // called when Avx2Supported()).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -32,7 +33,7 @@ struct Group {
 
 std::vector<KernelPath> AvailablePaths() {
   std::vector<KernelPath> out;
-  for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2}) {
+  for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512}) {
     if (KernelPathAvailable(p)) out.push_back(p);
   }
   return out;
@@ -228,6 +229,8 @@ kernels_internal::RowSums NormativeSums(Encoding e, const std::vector<float>& w,
 
 kernels_internal::RowSums PathSums(KernelPath path, const ListContext& ctx, const uint8_t* code) {
   switch (path) {
+    case KernelPath::kAvx512:
+      return kernels_internal::RowSumsAvx512(ctx, code);
     case KernelPath::kAvx2:
       return kernels_internal::RowSumsAvx2(ctx, code);
     case KernelPath::kPortable:
@@ -561,7 +564,8 @@ TEST(LvqKernelsTest, EveryTermExceedsTheBound) {
 }
 
 TEST(LvqKernelsTest, DispatchAndNames) {
-  EXPECT_TRUE(KernelName() == "avx2" || KernelName() == "scalar");
+  EXPECT_TRUE(KernelName() == "avx512" || KernelName() == "avx2" || KernelName() == "scalar" ||
+              std::getenv("VIGILO_KERNEL") != nullptr);
   EXPECT_EQ(KernelName(), KernelPathName(DispatchedKernelPath()));
   EXPECT_TRUE(KernelPathAvailable(KernelPath::kScalar));
   EXPECT_TRUE(KernelPathAvailable(KernelPath::kPortable));
@@ -574,8 +578,17 @@ TEST(LvqKernelsTest, DispatchAndNames) {
   std::vector<float> out(g.n());
   ScoreRows(*ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(), out.data());
   EXPECT_TRUE(BitEqual(out, Score(DispatchedKernelPath(), g)));
+  if (std::getenv("VIGILO_KERNEL") == nullptr) {  // the best available path, unless forced
+    const KernelPath best = KernelPathAvailable(KernelPath::kAvx512) ? KernelPath::kAvx512
+                            : KernelPathAvailable(KernelPath::kAvx2) ? KernelPath::kAvx2
+                                                                     : KernelPath::kScalar;
+    EXPECT_EQ(DispatchedKernelPath(), best);
+  }
+  if (KernelPathAvailable(KernelPath::kAvx512)) {  // AVX-512 F/BW/VL/VNNI implies AVX2
+    EXPECT_TRUE(KernelPathAvailable(KernelPath::kAvx2));
+  }
   if (!KernelPathAvailable(KernelPath::kAvx2)) {  // e.g. built with -DVIGILO_KERNELS_NO_AVX2
-    EXPECT_EQ(DispatchedKernelPath(), KernelPath::kScalar);
+    EXPECT_FALSE(KernelPathAvailable(KernelPath::kAvx512));
     EXPECT_FALSE(ScoreRowsWith(KernelPath::kAvx2, *ctx, g.n(), g.offsets.data(), g.scales.data(), g.codes.data(),
                                out.data())
                      .ok());

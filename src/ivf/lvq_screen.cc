@@ -51,7 +51,9 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out) {
   out.weight_sum = ctx.weight_sum;
   out.base = ctx.base;
   if (ctx.encoding != Encoding::kLvq8 || d == 0 || ctx.weights.size() != d) return;
-  const bool avx2 = DispatchedKernelPath() == KernelPath::kAvx2;
+  // The context's double sums (weight statistics) in the AVX2 helpers' order
+  // on both x86 SIMD paths, so AVX2 and AVX-512 screen with one context.
+  const bool avx2 = kernels_internal::PathHasAvx2(DispatchedKernelPath());
   const float* w = ctx.weights.data();
   const WeightStats stats = avx2 ? MeasureWeightsAvx2(w, d) : MeasureWeights(w, d);
   const double max_w = stats.max, sum_w = stats.sum;
@@ -139,7 +141,9 @@ void Screen(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, flo
     for (size_t r = 0; r < rows.n; ++r) Unbounded(lower[r], upper[r]);
     return;
   }
-  if (path == KernelPath::kAvx2) {
+  if (path == KernelPath::kAvx512) {
+    ScreenRowsAvx512(ctx, rows, lower, upper);
+  } else if (path == KernelPath::kAvx2) {
     ScreenRowsAvx2(ctx, rows, lower, upper);
   } else {
     ScreenRowsPortable(ctx, rows, lower, upper);
@@ -147,8 +151,9 @@ void Screen(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, flo
 }
 
 // The usable contexts of the first one's dimension and metric go to the
-// AVX2 multi screen kMultiBatch at a time; every other context is screened
-// alone (the portable path screens them all alone: the same bounds).
+// AVX2 multi screen kMultiBatch at a time (on the AVX-512 path too: the same
+// integers, hence the same bounds); every other context is screened alone
+// (the portable path screens them all alone: the same bounds).
 void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
                  float* const* lower, float* const* upper) {
   const ScreenContext* batch[kMultiBatch];
@@ -158,7 +163,7 @@ void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m
   const ScreenContext* first = nullptr;
   for (size_t j = 0; j < m; ++j) {
     const ScreenContext& ctx = *contexts[j];
-    if (path != KernelPath::kAvx2 || !ctx.usable) {
+    if (!kernels_internal::PathHasAvx2(path) || !ctx.usable) {
       Screen(path, ctx, rows, lower[j], upper[j]);
       continue;
     }
@@ -176,7 +181,7 @@ void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m
     }
   }
   if (in_batch == 1) {
-    ScreenRowsAvx2(*batch[0], rows, batch_lower[0], batch_upper[0]);  // one context: its own four-row tiles
+    Screen(path, *batch[0], rows, batch_lower[0], batch_upper[0]);  // one context: its own four-row tiles
   } else if (in_batch > 1) {
     ScreenRowsAvx2Multi(batch, in_batch, rows, batch_lower, batch_upper);
   }

@@ -47,8 +47,8 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out);
 // (floats, −inf / +inf when the row's bound is not proven: a non-finite or
 // overflowing row, or an unusable context). A finite upper[r] also proves the
 // normative distance finite. rows.sums, when set, must be the rows' exact
-// code sums (as for ScoreBlock). Uses the AVX2 screen when the dispatched
-// kernel path is kAvx2, else the portable one.
+// code sums (as for ScoreBlock). Uses the dispatched kernel path's screen:
+// AVX-512 for kAvx512, AVX2 for kAvx2, else the portable one.
 void ScreenBlock(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 // The same on an explicit path (kScalar screens as kPortable); InvalidArgument
 // for a path this CPU lacks.
@@ -186,7 +186,10 @@ double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step
 void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 // Only when kernels_internal::Avx2Supported().
 void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
-// ScreenRowsAvx2 for m ≤ kMultiBatch usable contexts of one dimension and metric.
+// Only when kernels_internal::Avx512Supported(): the same bounds, bit for bit.
+void ScreenRowsAvx512(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
+// ScreenRowsAvx2 for m ≤ kMultiBatch usable contexts of one dimension and metric
+// (the AVX-512 path uses it too for several contexts: the same integers).
 constexpr size_t kMultiBatch = 16;
 void ScreenRowsAvx2Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
                          float* const* upper);

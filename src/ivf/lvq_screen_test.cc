@@ -29,6 +29,7 @@ using screen::ScreenContext;
 std::vector<KernelPath> ScreenPaths() {
   std::vector<KernelPath> out{KernelPath::kPortable};
   if (KernelPathAvailable(KernelPath::kAvx2)) out.push_back(KernelPath::kAvx2);
+  if (KernelPathAvailable(KernelPath::kAvx512)) out.push_back(KernelPath::kAvx512);
   return out;
 }
 
@@ -89,7 +90,7 @@ double CheckBounds(const ListContext& ctx, const Rows& rows, bool with_sums) {
   const RowBlock block = rows.Block(with_sums, sums);
   std::vector<float> exact(block.n), lower(block.n), upper(block.n), lower0(block.n), upper0(block.n);
   EXPECT_TRUE(ScoreBlockWith(KernelPath::kScalar, ctx, block, exact.data()).ok());
-  for (KernelPath p : {KernelPath::kPortable, KernelPath::kAvx2}) {
+  for (KernelPath p : {KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512}) {
     if (!KernelPathAvailable(p)) continue;
     std::vector<float> other(block.n);
     EXPECT_TRUE(ScoreBlockWith(p, ctx, block, other.data()).ok());

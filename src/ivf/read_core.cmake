@@ -10,8 +10,10 @@ set(VIGILO_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_scalar.cc
   ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_portable.cc
   ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_avx2.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_kernels_avx512.cc
   ${CMAKE_CURRENT_LIST_DIR}/lvq_screen.cc
-  ${CMAKE_CURRENT_LIST_DIR}/lvq_screen_avx2.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_screen_avx2.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lvq_screen_avx512.cc)
 # LVQ decode and pooling are normative to the bit, and scalar/portable/AVX2
 # must stay bit-identical: no FMA contraction in these (see kernels.cmake).
 set(VIGILO_READ_CORE_NO_CONTRACT_SOURCES ${VIGILO_KERNEL_SOURCES} ${CMAKE_CURRENT_LIST_DIR}/lvq.cc

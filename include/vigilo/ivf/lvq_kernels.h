@@ -17,10 +17,12 @@
 // and shared, so every path returns bit-identical distances, and the only
 // float32 error is W and the rounding of q' (the bound is in the doc above).
 //
-// Paths: kAvx2 (x86-64 with AVX2, chosen at run time; the order is its
-// loop's), kScalar (the fallback; the plainest statement of the order),
-// kPortable (plain C++ in 8-lane blocks that compilers vectorize, e.g. to
-// WASM SIMD128 f32x4). All three are bit-identical (tested).
+// Paths: kAvx512 (x86-64 with AVX-512 F/BW/VL and VNNI, chosen at run time
+// first; the same order with each pair of 8-lane accumulators in one 16-lane
+// register), kAvx2 (x86-64 with AVX2; the order is its loop's), kScalar (the
+// fallback; the plainest statement of the order), kPortable (plain C++ in
+// 8-lane blocks that compilers vectorize, e.g. to WASM SIMD128 f32x4). All
+// four are bit-identical (tested).
 #pragma once
 
 #include <cstddef>
@@ -34,16 +36,21 @@
 
 namespace vigilo::ivf {
 
-enum class KernelPath : uint8_t { kScalar, kPortable, kAvx2 };
+enum class KernelPath : uint8_t { kScalar, kPortable, kAvx2, kAvx512 };
 
-// "scalar" | "portable" | "avx2".
+// "scalar" | "portable" | "avx2" | "avx512".
 std::string_view KernelPathName(KernelPath path);
-// kScalar and kPortable always; kAvx2 when the CPU (and OS) support AVX2.
+// kScalar and kPortable always; kAvx2 when the CPU (and OS) support AVX2;
+// kAvx512 when they support AVX-512 F, BW, VL and VNNI (and AVX2).
 bool KernelPathAvailable(KernelPath path);
-// The path ScoreRows uses: kAvx2 if available, else kScalar; under
-// Emscripten (WebAssembly) always kPortable. Detected once.
+// The path ScoreRows uses: kAvx512 if available, else kAvx2 if available,
+// else kScalar; under Emscripten (WebAssembly) always kPortable. Detected
+// once per process. The environment variable VIGILO_KERNEL (scalar,
+// portable, avx2, avx512), read at that moment, picks another available
+// path (benchmarks compare flavours on one binary); an unknown or
+// unavailable name is ignored. Results are the same bits on every path.
 KernelPath DispatchedKernelPath();
-// KernelPathName(DispatchedKernelPath()): "avx2", "scalar" or "portable".
+// KernelPathName(DispatchedKernelPath()): "avx512", "avx2", "scalar" or "portable".
 std::string_view KernelName();
 
 // Everything about one (query, list) pair the row loop needs. Built by

@@ -1,0 +1,220 @@
+// The AVX-512 path (F, BW, VL; no FMA is ever emitted: the file is compiled
+// with -ffp-contract=off and every product is a separate multiply). Like the
+// AVX2 file, only the VIGILO_AVX512 functions use the extension, and the
+// dispatcher calls in only after Avx512Supported().
+//
+// W in the normative order (lvq_kernels_internal.h) with each pair of the
+// four 8-lane accumulators held in one 16-lane register: z0 = [A0 | A1],
+// z1 = [A2 | A3]. LVQ8: 32 consecutive elements per step, the first 16 into
+// z0 (8-blocks 4k, 4k+1 → A0, A1) and the next 16 into z1 (A2, A3) — exactly
+// the AVX2 loop's slots. The last d mod 32 elements are one more step with a
+// masked (zero-filling, never faulting) load of the codes and the weights:
+// the padding adds +0.0 products, which leave a lane unchanged. LVQ4: per 32
+// elements two 16-blocks of 8 bytes; each block's bytes go to both halves of
+// a register, the low half keeps the low (even) nibbles and the high half the
+// high (odd) ones, against ListContext::weights_split ([8 even | 8 odd] per
+// block): even → A0 / A2, odd → A1 / A3 as the order says. Fold: lo + hi of
+// z0 is A0 + A1 and of z1 is A2 + A3 lanewise, then the AVX2 fold.
+#include "lvq_kernels_internal.h"
+
+#if defined(__x86_64__) && !defined(VIGILO_KERNELS_NO_AVX2) && !defined(VIGILO_KERNELS_NO_AVX512)
+// GCC 12's AVX-512 headers build some results from _mm512_undefined_*()
+// (a self-initialized variable), which -Wuninitialized reports at -O3 in
+// every caller: a false positive of the headers, silenced for this file only.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#define VIGILO_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+namespace vigilo::ivf::kernels_internal {
+namespace {
+
+// The normative fold: t = (A0 + A1) + (A2 + A3), then lanes (k, k+4), (k, k+2), (0, 1).
+VIGILO_AVX512 inline __m256 High(__m512 z) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1)); }
+
+VIGILO_AVX512 inline float Fold(__m512 z0, __m512 z1) {
+  const __m256 a01 = _mm256_add_ps(_mm512_castps512_ps256(z0), High(z0));
+  const __m256 a23 = _mm256_add_ps(_mm512_castps512_ps256(z1), High(z1));
+  const __m256 v = _mm256_add_ps(a01, a23);
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
+  return _mm_cvtss_f32(s1);
+}
+
+VIGILO_AVX512 inline uint32_t SumU32(__m512i v) { return static_cast<uint32_t>(_mm512_reduce_add_epi32(v)); }
+
+// What depends only on d: computed once per row group.
+struct Plan {
+  size_t main_end = 0;  // end of the whole 32-element steps
+  size_t tail = 0;      // elements after it (0…31)
+  __mmask16 lo = 0;     // LVQ8: the tail's lanes in z0's step; LVQ4: its bytes
+  __mmask16 hi = 0;     // LVQ8: the tail's lanes in z1's step
+  __m128i byte_mask;    // LVQ4: clears an odd d's last high nibble (not an element)
+};
+
+VIGILO_AVX512 Plan MakePlan(Encoding e, size_t d) {
+  Plan p;
+  p.main_end = d / 32 * 32;
+  p.tail = d - p.main_end;
+  alignas(16) uint8_t mask[16];
+  for (uint8_t& m : mask) m = 0xFF;
+  if (e == Encoding::kLvq8) {
+    const size_t first = p.tail < 16 ? p.tail : 16;
+    p.lo = static_cast<__mmask16>((1u << first) - 1);
+    p.hi = static_cast<__mmask16>((1u << (p.tail - first)) - 1);
+  } else {
+    const size_t bytes = (p.tail + 1) / 2;
+    p.lo = static_cast<__mmask16>((1u << bytes) - 1);
+    if (d % 2 == 1) mask[bytes - 1] = 0x0F;
+  }
+  p.byte_mask = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
+  return p;
+}
+
+template <bool kSums>
+VIGILO_AVX512 inline void Step16(__m512& acc, __m512i c, __m512 w, __m512i& sum, __m512i& sq) {
+  acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(c), w));
+  if constexpr (kSums) {
+    sum = _mm512_add_epi32(sum, c);
+    sq = _mm512_add_epi32(sq, _mm512_madd_epi16(c, c));  // (c, 0)·(c, 0) per 32-bit lane
+  }
+}
+
+template <bool kSums>
+VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
+  __m512 z0 = _mm512_setzero_ps(), z1 = z0;
+  __m512i sum = _mm512_setzero_si512(), sq = sum;
+  size_t i = 0;
+  for (; i < plan.main_end; i += 32) {
+    const __m512i c0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i)));
+    const __m512i c1 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i + 16)));
+    Step16<kSums>(z0, c0, _mm512_loadu_ps(w + i), sum, sq);
+    Step16<kSums>(z1, c1, _mm512_loadu_ps(w + i + 16), sum, sq);
+  }
+  if (plan.tail != 0) {  // zero-padded: masked lanes read nothing and hold +0.0 products
+    const __m512i c0 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.lo, code + i));
+    Step16<kSums>(z0, c0, _mm512_maskz_loadu_ps(plan.lo, w + i), sum, sq);
+    if (plan.hi != 0) {
+      const __m512i c1 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.hi, code + i + 16));
+      Step16<kSums>(z1, c1, _mm512_maskz_loadu_ps(plan.hi, w + i + 16), sum, sq);
+    }
+  }
+  RowSums s{Fold(z0, z1), 0, 0};
+  if constexpr (kSums) {
+    s.code_sum = SumU32(sum);
+    s.code_sq = SumU32(sq);
+  }
+  return s;
+}
+
+// One 16-block's 8 bytes → [low nibbles | high nibbles] as 16 int32 lanes.
+VIGILO_AVX512 inline __m512i Nibbles(__m128i bytes8_twice) {
+  const __m512i shifts = _mm512_set_epi32(4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(bytes8_twice), shifts), _mm512_set1_epi32(0x0F));
+}
+
+// 16 bytes = two 16-blocks: the first into z0 = [A0 | A1], the second into z1 = [A2 | A3].
+template <bool kSums>
+VIGILO_AVX512 inline void Step32Lvq4(__m128i b, const float* ws, bool second, __m512& z0, __m512& z1, __m512i& sum,
+                                     __m512i& sq) {
+  Step16<kSums>(z0, Nibbles(_mm_unpacklo_epi64(b, b)), _mm512_loadu_ps(ws), sum, sq);
+  if (second) Step16<kSums>(z1, Nibbles(_mm_unpackhi_epi64(b, b)), _mm512_loadu_ps(ws + 16), sum, sq);
+}
+
+template <bool kSums>
+VIGILO_AVX512 inline RowSums RowLvq4(const float* ws, const Plan& plan, const uint8_t* code) {
+  __m512 z0 = _mm512_setzero_ps(), z1 = z0;
+  __m512i sum = _mm512_setzero_si512(), sq = sum;
+  size_t i = 0;
+  for (; i < plan.main_end; i += 32) {
+    Step32Lvq4<kSums>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i / 2)), ws + i, true, z0, z1, sum, sq);
+  }
+  if (plan.tail != 0) {  // weights_split is zero-padded to whole 16-blocks; the codes past d are masked to 0
+    const __m128i b = _mm_and_si128(_mm_maskz_loadu_epi8(plan.lo, code + i / 2), plan.byte_mask);
+    Step32Lvq4<kSums>(b, ws + i, plan.tail > 16, z0, z1, sum, sq);
+  }
+  RowSums s{Fold(z0, z1), 0, 0};
+  if constexpr (kSums) {
+    s.code_sum = SumU32(sum);
+    s.code_sq = SumU32(sq);
+  }
+  return s;
+}
+
+template <Encoding kEnc, bool kSums>
+VIGILO_AVX512 inline RowSums Row(const ListContext& ctx, const Plan& plan, const uint8_t* code) {
+  if constexpr (kEnc == Encoding::kLvq8) {
+    return RowLvq8<kSums>(ctx.weights.data(), plan, code);
+  } else {
+    return RowLvq4<kSums>(ctx.weights_split.data(), plan, code);
+  }
+}
+
+// kSums: the row loop computes the code sums (l2 without precomputed ones).
+template <Encoding kEnc, Metric kMetric, bool kSums>
+VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out) {
+  const Plan plan = MakePlan(kEnc, ctx.dimension);
+  for (size_t r = 0; r < rows.n; ++r) {
+    RowSums s = Row<kEnc, kSums>(ctx, plan, rows.codes + r * rows.stride);
+    if constexpr (kMetric == Metric::kL2Squared && !kSums) {
+      s.code_sum = rows.sums[r].sum;
+      s.code_sq = rows.sums[r].squares;
+    }
+    out[r] = CombineRow<kMetric>(ctx, rows.offsets[r], rows.scales[r], s);
+  }
+}
+
+template <Encoding kEnc>
+VIGILO_AVX512 RowSums OneRow(const ListContext& ctx, const uint8_t* code) {
+  return Row<kEnc, true>(ctx, MakePlan(kEnc, ctx.dimension), code);
+}
+
+}  // namespace
+
+bool Avx512Supported() {
+  // Once per process. The runtime's checks include the OS saving the
+  // opmask and ZMM state (XGETBV), as for AVX2's YMM state.
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512vnni");
+  }();
+  return supported;
+}
+
+void ScoreRowsAvx512(const ListContext& ctx, const RowBlock& rows, float* out) {
+  DispatchEncodingMetric(ctx, [&]<Encoding kEnc, Metric kMetric>() {
+    if constexpr (kMetric == Metric::kL2Squared) {
+      if (rows.sums != nullptr) {
+        Rows<kEnc, kMetric, false>(ctx, rows, out);
+      } else {
+        Rows<kEnc, kMetric, true>(ctx, rows, out);
+      }
+    } else {
+      Rows<kEnc, kMetric, false>(ctx, rows, out);
+    }
+  });
+}
+
+RowSums RowSumsAvx512(const ListContext& ctx, const uint8_t* code) {
+  return ctx.encoding == Encoding::kLvq8 ? OneRow<Encoding::kLvq8>(ctx, code) : OneRow<Encoding::kLvq4>(ctx, code);
+}
+
+}  // namespace vigilo::ivf::kernels_internal
+
+#else  // no AVX-512 path here; the dispatcher never calls ScoreRowsAvx512.
+
+namespace vigilo::ivf::kernels_internal {
+
+bool Avx512Supported() { return false; }
+
+void ScoreRowsAvx512(const ListContext& ctx, const RowBlock& rows, float* out) { ScoreRowsScalar(ctx, rows, out); }
+
+RowSums RowSumsAvx512(const ListContext& ctx, const uint8_t* code) { return RowSumsScalar(ctx, code); }
+
+}  // namespace vigilo::ivf::kernels_internal
+
+#endif

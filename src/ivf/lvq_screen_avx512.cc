@@ -1,0 +1,299 @@
+// The AVX-512 screen (lvq_screen_internal.h): 32 code bytes widened to 32
+// int16 lanes in element order and multiplied by the int16 weights
+// (ScreenContext::q, zero-padded to 16) with VNNI's vpdpwssd (exact int32
+// pair sums, accumulated in the same instruction). The last d mod 32
+// elements are one masked step (the codes and weights past d read as 0 and
+// never fault), so no byte past the row is read and every d takes the same
+// loop. An int32 lane takes 2 products per step: at most 128 per 2048
+// elements, below 2^31 (256·32767·255 < 2^31 even after pairing two lanes);
+// longer rows are widened to 64 bits every 2048 elements. Σc and Σc² by
+// vpdpwssd against ones and against the codes themselves. The integers are
+// those of the portable and AVX2 screens (exact sums), and BoundRows8 makes
+// the portable BoundRows' operations in the same order 8 rows wide, so the
+// bounds are bit for bit the other paths'.
+// Only the VIGILO_AVX512 functions use AVX-512, and only after
+// kernels_internal::Avx512Supported().
+#include "lvq_kernels_internal.h"
+#include "lvq_screen_internal.h"
+
+#if defined(__x86_64__) && !defined(VIGILO_KERNELS_NO_AVX2) && !defined(VIGILO_KERNELS_NO_AVX512)
+// GCC 12's AVX-512 headers build some results from _mm512_undefined_*()
+// (a self-initialized variable), which -Wuninitialized reports at -O3 in
+// every caller: a false positive of the headers, silenced for this file only.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+
+#define VIGILO_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+namespace vigilo::ivf::screen {
+namespace {
+
+constexpr size_t kChunk = 2048;     // elements per int32 accumulator before widening
+constexpr size_t kSmallMax = 2048;  // rows up to this go four at a time in int32
+constexpr size_t kAhead = 4;        // rows prefetched ahead
+
+// One 32-element step's masks: full steps, then the tail (d mod 32 lanes).
+struct Masks {
+  size_t whole32 = 0;
+  __mmask32 tail = 0;
+};
+
+inline Masks MakeMasks(size_t d) {
+  Masks m;
+  m.whole32 = d / 32 * 32;
+  const size_t tail = d - m.whole32;
+  m.tail = tail == 0 ? 0 : static_cast<__mmask32>((uint64_t{1} << tail) - 1);
+  return m;
+}
+
+VIGILO_AVX512 inline __m512i Codes(const uint8_t* p) {
+  return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+VIGILO_AVX512 inline __m512i CodesMasked(__mmask32 k, const uint8_t* p) {
+  return _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(k, p));
+}
+
+// 16 int32 lanes → 8 (pairs added in int32: each pair's sum stays below 2^31 by the chunk limit).
+VIGILO_AVX512 inline __m256i Half(__m512i v) {
+  return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+}
+
+VIGILO_AVX512 inline __m256i Widen64(__m256i acc32) {
+  return _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc32)),
+                          _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc32, 1)));
+}
+
+// Four rows' 8-lane int32 sums (each row's total below 2^31), as doubles.
+VIGILO_AVX512 inline void Reduce4(__m256i a0, __m256i a1, __m256i a2, __m256i a3, double* out) {
+  const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+  _mm256_storeu_pd(out, _mm256_cvtepi32_pd(sums));
+}
+
+// Four rows' 8-lane int32 sums reduced in int64, as doubles (exact: the
+// sums are below 2^51, where adding 1.5·2^52 to the bits converts exactly).
+VIGILO_AVX512 inline void Reduce4Wide(const __m256i (&a)[4], double* out) {
+  __m256i w[4];
+  for (size_t k = 0; k < 4; ++k) w[k] = Widen64(a[k]);
+  const __m256i s01 = _mm256_add_epi64(_mm256_unpacklo_epi64(w[0], w[1]), _mm256_unpackhi_epi64(w[0], w[1]));
+  const __m256i s23 = _mm256_add_epi64(_mm256_unpacklo_epi64(w[2], w[3]), _mm256_unpackhi_epi64(w[2], w[3]));
+  const __m256i sums =
+      _mm256_add_epi64(_mm256_permute2x128_si256(s01, s23, 0x20), _mm256_permute2x128_si256(s01, s23, 0x31));
+  const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);  // the bits of 1.5·2^52
+  _mm256_storeu_pd(out, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(sums, magic)), _mm256_castsi256_pd(magic)));
+}
+
+struct Sums {
+  int64_t dot = 0;
+  uint32_t code_sum = 0, code_sq = 0;
+};
+
+// One row of any d: int32 lanes widened to int64 every kChunk elements.
+template <bool kSums>
+VIGILO_AVX512 inline Sums Row(const ScreenContext& ctx, const Masks& m, const uint8_t* code) {
+  const int16_t* q = ctx.q.data();
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i ones = _mm512_set1_epi16(1);
+  __m512i dot64 = zero, sum = zero, sq = zero;
+  auto add = [&](__m512i& acc, __m512i c, __m512i w) VIGILO_AVX512 {
+    acc = _mm512_dpwssd_epi32(acc, c, w);
+    if constexpr (kSums) {
+      sum = _mm512_dpwssd_epi32(sum, c, ones);
+      sq = _mm512_dpwssd_epi32(sq, c, c);
+    }
+  };
+  auto widen_add = [&](__m512i acc) VIGILO_AVX512 {
+    dot64 = _mm512_add_epi64(dot64, _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc)),
+                                                     _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc, 1))));
+  };
+  for (size_t i = 0; i < m.whole32;) {
+    const size_t end = std::min(m.whole32, i + kChunk);
+    __m512i acc = zero;
+    for (; i < end; i += 32) add(acc, Codes(code + i), _mm512_loadu_si512(q + i));
+    widen_add(acc);
+  }
+  if (m.tail != 0) {
+    __m512i acc = zero;
+    add(acc, CodesMasked(m.tail, code + m.whole32), _mm512_maskz_loadu_epi16(m.tail, q + m.whole32));
+    widen_add(acc);
+  }
+  Sums s;
+  s.dot = _mm512_reduce_add_epi64(dot64);
+  if constexpr (kSums) {
+    s.code_sum = static_cast<uint32_t>(_mm512_reduce_add_epi32(sum));
+    s.code_sq = static_cast<uint32_t>(_mm512_reduce_add_epi32(sq));
+  }
+  return s;
+}
+
+// Four rows of d ≤ kSmallMax side by side, sharing each weight load; each
+// accumulator folded to 8 int32 lanes.
+template <bool kSums>
+VIGILO_AVX512 inline void Small4(const ScreenContext& ctx, const Masks& m, const uint8_t* code, size_t stride,
+                                 __m256i (&dot)[4], __m256i (&sum)[4], __m256i (&sq)[4]) {
+  const int16_t* q = ctx.q.data();
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i ones = _mm512_set1_epi16(1);
+  __m512i acc[4] = {zero, zero, zero, zero}, s1[4] = {zero, zero, zero, zero}, s2[4] = {zero, zero, zero, zero};
+  auto add = [&](size_t k, __m512i c, __m512i w) VIGILO_AVX512 {
+    acc[k] = _mm512_dpwssd_epi32(acc[k], c, w);
+    if constexpr (kSums) {
+      s1[k] = _mm512_dpwssd_epi32(s1[k], c, ones);
+      s2[k] = _mm512_dpwssd_epi32(s2[k], c, c);
+    }
+  };
+  for (size_t i = 0; i < m.whole32; i += 32) {
+    const __m512i w = _mm512_loadu_si512(q + i);
+    for (size_t k = 0; k < 4; ++k) add(k, Codes(code + k * stride + i), w);
+  }
+  if (m.tail != 0) {
+    const __m512i w = _mm512_maskz_loadu_epi16(m.tail, q + m.whole32);
+    for (size_t k = 0; k < 4; ++k) add(k, CodesMasked(m.tail, code + k * stride + m.whole32), w);
+  }
+  for (size_t k = 0; k < 4; ++k) {
+    dot[k] = Half(acc[k]);
+    if constexpr (kSums) {
+      sum[k] = Half(s1[k]);
+      sq[k] = Half(s2[k]);
+    }
+  }
+}
+
+// BoundRows 8 rows at a time: the portable loop's operations in its order
+// (no FMA: separate multiplies and adds, -ffp-contract=off), so the same bounds.
+template <Metric kMetric>
+VIGILO_AVX512 inline void BoundRows8(const ScreenContext& ctx, size_t n, const float* offsets, const float* scales,
+                                     const double* dots, const double* code_sum, const double* code_sq, float* lower,
+                                     float* upper) {
+  const __m512d base = _mm512_set1_pd(ctx.base), weight_sum = _mm512_set1_pd(ctx.weight_sum);
+  const __m512d step = _mm512_set1_pd(ctx.step), e = _mm512_set1_pd(ctx.dot_error);
+  const __m512d abs_base = _mm512_abs_pd(base);
+  const __m512d d = _mm512_set1_pd(static_cast<double>(ctx.dimension));
+  const __m512d two = _mm512_set1_pd(2.0), zero = _mm512_setzero_pd();
+  const __m512d slack_factor = _mm512_set1_pd(0x1p-40), too_large = _mm512_set1_pd(kScreenTooLarge);
+  const __m512d inf = _mm512_set1_pd(__builtin_inf()), neg_inf = _mm512_set1_pd(-__builtin_inf());
+  size_t r = 0;
+  for (; r + 8 <= n; r += 8) {
+    const __m512d o = _mm512_cvtps_pd(_mm256_loadu_ps(offsets + r));
+    const __m512d sc = _mm512_cvtps_pd(_mm256_loadu_ps(scales + r));
+    const __m512d wa = _mm512_mul_pd(step, _mm512_loadu_pd(dots + r));
+    const __m512d asc = _mm512_abs_pd(sc);
+    const __m512d awa = _mm512_abs_pd(wa);
+    const __m512d os = _mm512_mul_pd(o, weight_sum);
+    const __m512d aos = _mm512_abs_pd(os);
+    __m512d v, dev, magnitude;
+    if constexpr (kMetric == Metric::kL2Squared) {
+      const __m512d sum = _mm512_loadu_pd(code_sum + r), sq = _mm512_loadu_pd(code_sq + r);
+      const __m512d sc2 = _mm512_mul_pd(sc, sc);
+      const __m512d r2 = _mm512_add_pd(
+          _mm512_mul_pd(o, _mm512_add_pd(_mm512_mul_pd(d, o), _mm512_mul_pd(_mm512_mul_pd(two, sc), sum))),
+          _mm512_mul_pd(sc2, sq));
+      v = _mm512_add_pd(_mm512_sub_pd(base, _mm512_mul_pd(two, _mm512_add_pd(os, _mm512_mul_pd(sc, wa)))), r2);
+      dev = _mm512_mul_pd(_mm512_mul_pd(two, asc), e);
+      const __m512d ao = _mm512_abs_pd(o);
+      magnitude =
+          _mm512_add_pd(abs_base, _mm512_mul_pd(two, _mm512_add_pd(aos, _mm512_mul_pd(asc, _mm512_add_pd(awa, e)))));
+      magnitude = _mm512_add_pd(
+          magnitude,
+          _mm512_mul_pd(ao, _mm512_add_pd(_mm512_mul_pd(d, ao), _mm512_mul_pd(_mm512_mul_pd(two, asc), sum))));
+      magnitude = _mm512_add_pd(_mm512_add_pd(magnitude, _mm512_mul_pd(sc2, sq)), dev);
+    } else {
+      v = _mm512_sub_pd(base, _mm512_add_pd(os, _mm512_mul_pd(sc, wa)));
+      dev = _mm512_mul_pd(asc, e);
+      magnitude =
+          _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(abs_base, aos), _mm512_mul_pd(asc, _mm512_add_pd(awa, e))), dev);
+    }
+    const __m512d slack = _mm512_mul_pd(magnitude, slack_factor);
+    __m512d lo = _mm512_sub_pd(_mm512_sub_pd(v, dev), slack);
+    __m512d hi = _mm512_add_pd(_mm512_add_pd(v, dev), slack);
+    if constexpr (kMetric == Metric::kL2Squared) hi = _mm512_max_pd(hi, zero);  // NaN → 0, as the portable ?:
+    const __mmask8 proven = _mm512_cmp_pd_mask(_mm512_sub_pd(v, v), zero, _CMP_EQ_OQ) &
+                            _mm512_cmp_pd_mask(magnitude, too_large, _CMP_LT_OQ);
+    lo = _mm512_mask_blend_pd(proven, neg_inf, lo);
+    hi = _mm512_mask_blend_pd(proven, inf, hi);
+    _mm256_storeu_ps(lower + r, _mm512_cvtpd_ps(lo));
+    _mm256_storeu_ps(upper + r, _mm512_cvtpd_ps(hi));
+  }
+  BoundRows<kMetric>(ctx, n - r, offsets + r, scales + r, dots + r, code_sum + r, code_sq + r, lower + r, upper + r);
+}
+
+VIGILO_AVX512 inline void Prefetch(const ScreenContext& ctx, const uint8_t* row) {
+  for (size_t at = 0; at < ctx.dimension; at += 64) _mm_prefetch(reinterpret_cast<const char*>(row + at), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(row + ctx.dimension - 1), _MM_HINT_T0);
+}
+
+template <Metric kMetric, bool kSums>
+VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
+  const Masks masks = MakeMasks(ctx.dimension);
+  const bool small = ctx.dimension <= kSmallMax;
+  const bool narrow = ctx.dimension <= 256;  // a row's whole Σq·c below 256·32767·255 < 2^31
+  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
+    const size_t n = std::min(kBoundBatch, rows.n - first);
+    size_t r = 0;
+    if (small) {
+      for (; r + 4 <= n; r += 4) {
+        for (size_t k = 0; k < 4; ++k) {
+          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
+        }
+        __m256i dot[4], sum[4], sq[4];
+        Small4<kSums>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, dot, sum, sq);
+        if (narrow) {
+          Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
+        } else {
+          Reduce4Wide(dot, dots + r);
+        }
+        if constexpr (kSums) {
+          Reduce4(sum[0], sum[1], sum[2], sum[3], sums + r);
+          Reduce4(sq[0], sq[1], sq[2], sq[3], squares + r);
+        }
+      }
+    }
+    for (; r < n; ++r) {
+      if (first + r + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + kAhead) * rows.stride);
+      const Sums s = Row<kSums>(ctx, masks, rows.codes + (first + r) * rows.stride);
+      dots[r] = static_cast<double>(s.dot);
+      if constexpr (kSums) {
+        sums[r] = s.code_sum;
+        squares[r] = s.code_sq;
+      }
+    }
+    if constexpr (!kSums && kMetric == Metric::kL2Squared) {
+      for (size_t k = 0; k < n; ++k) {
+        sums[k] = rows.sums[first + k].sum;
+        squares[k] = rows.sums[first + k].squares;
+      }
+    }
+    BoundRows8<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
+                        upper + first);
+  }
+}
+
+}  // namespace
+
+void ScreenRowsAvx512(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  if (ctx.metric == Metric::kCosine) {
+    Rows<Metric::kCosine, false>(ctx, rows, lower, upper);
+  } else if (rows.sums == nullptr) {
+    Rows<Metric::kL2Squared, true>(ctx, rows, lower, upper);
+  } else {
+    Rows<Metric::kL2Squared, false>(ctx, rows, lower, upper);
+  }
+}
+
+}  // namespace vigilo::ivf::screen
+
+#else
+
+namespace vigilo::ivf::screen {
+
+void ScreenRowsAvx512(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  ScreenRowsPortable(ctx, rows, lower, upper);
+}
+
+}  // namespace vigilo::ivf::screen
+
+#endif
