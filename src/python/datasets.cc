@@ -2,6 +2,7 @@
 // verify, cases and export (engine/dataset_ingest.h, dataset_read.h). The
 // records are the CLI's `--json` records field for field, built here from
 // the same engine results (tests/python compares them with the CLI's).
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -50,7 +51,10 @@ engine::InputFormat ChooseFormat(const std::string& path, const std::string& for
 
 py::object Ingest(Session& session, const std::string& path, const std::string& store, const std::string& name,
                   bool replace, const std::string& format, const std::string& dataset_id,
-                  std::optional<std::string> dataset_version, const std::string& derive_ids) {
+                  std::optional<std::string> dataset_version, const std::string& derive_ids,
+                  const std::map<std::string, std::string>& budget) {
+  engine::IngestOptions options;
+  options.budget = BudgetFromKeywords(budget);  // as the CLI: the flags first, before the input is looked at
   engine::IngestInput input;
   input.path = path;
   input.format = ChooseFormat(path, format);
@@ -64,7 +68,6 @@ py::object Ingest(Session& session, const std::string& path, const std::string& 
                           "document carries its own fields)"));
   }
   if (!name.empty()) Check(control::ValidateRootName(name));
-  engine::IngestOptions options;
   options.name = name;
   options.replace = replace;
   options.scratch_dir = session.scratch();
@@ -190,6 +193,9 @@ py::object Verify(Root& root) {
 class CaseStream {
  public:
   static constexpr size_t kQueuedCases = 256;
+  // How long __next__ waits with the GIL released before it checks for a
+  // signal (Ctrl-C) and waits again.
+  static constexpr std::chrono::milliseconds kSignalPoll{100};
 
   CaseStream(std::shared_ptr<Root> root, int32_t from, int32_t to) : root_(std::move(root)) {
     // The root's store set is not thread-safe: each fetch of this thread
@@ -214,12 +220,19 @@ class CaseStream {
   ~CaseStream() { Close(); }
 
   // The next case as a dict; StopIteration at the end, the read's error
-  // (raised once every case before it was taken) otherwise.
+  // (raised once every case before it was taken) otherwise. While the
+  // queue is empty it waits with the GIL released, a short while at a
+  // time, and lets Python run its signal handlers in between: Ctrl-C while
+  // the reader is slow (a remote batch) raises KeyboardInterrupt promptly,
+  // and the generator around this stream closes it.
   py::object Next() {
-    std::optional<std::string> line = Pop(/*wait=*/false);  // the reader never takes the GIL: no deadlock
-    if (!line) {
-      py::gil_scoped_release release;  // only to wait (or to see the end)
-      line = Pop(/*wait=*/true);
+    std::optional<std::string> line = Pop(std::chrono::milliseconds(0));  // the reader never takes the GIL
+    while (!line && !Drained()) {
+      {
+        py::gil_scoped_release release;
+        line = Pop(kSignalPoll);
+      }
+      if (!line && PyErr_CheckSignals() != 0) throw py::error_already_set();
     }
     if (!line) {
       // done_ was seen under the lock, after status_ was set for good.
@@ -242,14 +255,20 @@ class CaseStream {
   }
 
  private:
-  std::optional<std::string> Pop(bool wait) {
+  // Waits up to `wait` for a line; nullopt when none came (or the read is over).
+  std::optional<std::string> Pop(std::chrono::milliseconds wait) {
     std::unique_lock lock(mutex_);
-    if (wait) ready_.wait(lock, [this] { return !queue_.empty() || done_; });
+    ready_.wait_for(lock, wait, [this] { return !queue_.empty() || done_; });
     if (queue_.empty()) return std::nullopt;
     std::optional<std::string> line(std::move(queue_.front()));
     queue_.pop_front();
     room_.notify_one();
     return line;
+  }
+
+  bool Drained() {
+    std::lock_guard lock(mutex_);
+    return done_ && queue_.empty();
   }
 
   Status Push(std::string_view line) {
@@ -293,8 +312,9 @@ py::object Export(Root& root, const std::string& path) {
 }  // namespace
 
 std::shared_ptr<Root> OpenRoot(std::shared_ptr<Session> session, const std::string& target, const std::string& store,
-                               control::Namespace ns) {
+                               control::Namespace ns, const std::map<std::string, std::string>& budget) {
   auto root = std::make_shared<Root>(session, ns);
+  root->budget = BudgetFromKeywords(budget);
   py::gil_scoped_release release;
   engine::RootLocator locator = Unwrap(engine::ParseRootLocator(target, ns));
   std::lock_guard lock(session->mutex());
@@ -325,14 +345,15 @@ void BindDatasets(py::module_& m, py::class_<Session, std::shared_ptr<Session>>&
   session.def("open_store", &OpenStore, py::arg("spec"));
   session.def("ingest", &Ingest, py::arg("path"), py::arg("store"), py::arg("name") = "", py::arg("replace") = false,
               py::arg("format") = "", py::arg("dataset_id") = "", py::arg("dataset_version") = py::none(),
-              py::arg("derive_ids") = "");
+              py::arg("derive_ids") = "", py::arg("budget") = std::map<std::string, std::string>{});
   session.def("list", &List, py::arg("namespace"));
   session.def(
       "open_dataset",
-      [](std::shared_ptr<Session> self, const std::string& target, const std::string& store) {
-        return OpenRoot(std::move(self), target, store, control::Namespace::kDatasets);
+      [](std::shared_ptr<Session> self, const std::string& target, const std::string& store,
+         const std::map<std::string, std::string>& budget) {
+        return OpenRoot(std::move(self), target, store, control::Namespace::kDatasets, budget);
       },
-      py::arg("target"), py::arg("store") = "");
+      py::arg("target"), py::arg("store") = "", py::arg("budget") = std::map<std::string, std::string>{});
   py::class_<CaseStream>(m, "CaseStream")
       .def("__iter__", [](CaseStream& self) -> CaseStream& { return self; })
       .def("__next__", &CaseStream::Next)

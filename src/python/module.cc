@@ -12,6 +12,7 @@ namespace py = pybind11;
 
 namespace vigilo::python {
 void BindPublications(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& session);
+void BindMaintenance(py::class_<Session, std::shared_ptr<Session>>& session);
 }  // namespace vigilo::python
 
 PYBIND11_MODULE(_vigilo, m) {
@@ -31,4 +32,5 @@ PYBIND11_MODULE(_vigilo, m) {
   vp::BindDatasets(m, session);
   vp::BindRuns(m, session);
   vp::BindPublications(m, session);
+  vp::BindMaintenance(session);
 }

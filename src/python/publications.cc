@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -15,9 +16,11 @@
 #include "session.h"
 #include "vigilo/engine/publication.h"
 #include "vigilo/engine/publication_build.h"
+#include "vigilo/engine/publication_publish.h"
 #include "vigilo/engine/publication_verify.h"
 #include "vigilo/ivf/input.h"
 #include "vigilo/ivf/manifest.h"
+#include "vigilo/json/value.h"
 
 namespace vigilo::python {
 namespace {
@@ -96,13 +99,17 @@ bool IntegerKeys(const ivf::ColumnType& type) {
   return type.kind == K::kInt || type.kind == K::kLong || type.kind == K::kDate;
 }
 
-// Every query in one engine call. Returns (keys, distances, counts,
-// columns, payload): keys and distances are (queries, k) arrays padded
-// past each query's hits (-1 and +inf; None in an object array of keys
-// that are not integers), counts the hits per query, payload a list per
-// column of lists per query.
-py::tuple Search(OpenPublication& open, py::object vectors, std::vector<std::string> texts, uint32_t k,
-                 uint32_t nprobe, std::vector<std::string> columns, bool screen) {
+// The queries of one engine call. A long batch is cut into slices of this
+// many queries so that Ctrl-C is seen between them (a search holds no
+// cancel token: it writes nothing, so stopping between slices leaves
+// nothing behind). Queries are answered independently, so the slices'
+// answers are the whole batch's (test_batched_search_equals_one_at_a_time).
+constexpr size_t kSliceQueries = 1024;
+
+// What the caller passed, as the engine takes it: vectors (rows of a
+// float32 array) or texts.
+engine::SearchRequest RequestOf(py::object vectors, std::vector<std::string> texts, uint32_t k, uint32_t nprobe,
+                                std::vector<std::string> columns, bool screen) {
   engine::SearchRequest request;
   request.k = k;
   request.nprobe = nprobe;
@@ -120,53 +127,116 @@ py::tuple Search(OpenPublication& open, py::object vectors, std::vector<std::str
     request.vectors.reserve(rows);
     for (size_t r = 0; r < rows; ++r) request.vectors.emplace_back(data + r * dim, data + (r + 1) * dim);
   }
-  engine::SearchResult found = [&] {
-    py::gil_scoped_release release;
-    return Unwrap(open.publication->Search(request));
-  }();
-  const size_t queries = found.queries;
-  const ivf::QueryResult& result = found.result;
-  const bool integer_keys = IntegerKeys(result.keys.type) ||
-                            (result.hits.empty() && IntegerKeys(open.publication->manifest().index.source_key[0].type));
-  py::array distances(py::dtype::of<float>(), std::vector<py::ssize_t>{static_cast<py::ssize_t>(queries), k});
-  py::array keys = integer_keys ? py::array(py::dtype::of<int64_t>(), std::vector<py::ssize_t>{static_cast<py::ssize_t>(queries), k})
-                                : py::array(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(queries), k});
-  py::array_t<int64_t> counts(static_cast<py::ssize_t>(queries));
-  auto d = distances.mutable_unchecked<float, 2>();
-  auto c = counts.mutable_unchecked<1>();
-  for (size_t q = 0; q < queries; ++q) {
-    c(q) = 0;
-    for (uint32_t r = 0; r < k; ++r) d(q, r) = std::numeric_limits<float>::infinity();
+  return request;
+}
+
+// Queries [begin, end) of `request` as a request of their own.
+engine::SearchRequest Slice(const engine::SearchRequest& request, size_t begin, size_t end) {
+  engine::SearchRequest slice;
+  slice.k = request.k;
+  slice.nprobe = request.nprobe;
+  slice.screen = request.screen;
+  slice.columns = request.columns;
+  if (!request.vectors.empty()) {
+    slice.vectors.assign(request.vectors.begin() + static_cast<ptrdiff_t>(begin),
+                         request.vectors.begin() + static_cast<ptrdiff_t>(end));
+  } else {
+    slice.texts.assign(request.texts.begin() + static_cast<ptrdiff_t>(begin),
+                       request.texts.begin() + static_cast<ptrdiff_t>(end));
   }
-  py::list payload;
-  std::vector<py::list> per_column;
-  for (size_t col = 0; col < found.payload_columns.size(); ++col) {
-    py::list by_query;
-    for (size_t q = 0; q < queries; ++q) by_query.append(py::list());
-    payload.append(by_query);
-    per_column.push_back(by_query);
-  }
-  if (integer_keys) {  // an object array starts as None everywhere
-    auto kk = keys.mutable_unchecked<int64_t, 2>();
+  return slice;
+}
+
+// The answer arrays of a batch, filled slice by slice: keys and distances
+// (queries, k) padded past each query's hits (-1 and +inf; None in an
+// object array of keys that are not integers), hits per query, and per
+// payload column a list per query of the hits' values.
+struct Answers {
+  Answers(size_t queries, uint32_t per_query, bool integers)
+      : k(per_query),
+        integer_keys(integers),
+        keys(integers ? py::array(py::dtype::of<int64_t>(), Shape(queries, per_query))
+                      : py::array(py::dtype("O"), Shape(queries, per_query))),
+        distances(py::dtype::of<float>(), Shape(queries, per_query)),
+        counts(static_cast<py::ssize_t>(queries)) {
+    auto d = distances.mutable_unchecked<float, 2>();
+    auto c = counts.mutable_unchecked<1>();
     for (size_t q = 0; q < queries; ++q) {
-      for (uint32_t r = 0; r < k; ++r) kk(q, r) = -1;
+      c(q) = 0;
+      for (uint32_t r = 0; r < k; ++r) d(q, r) = std::numeric_limits<float>::infinity();
+    }
+    if (integer_keys) {  // an object array starts as None everywhere
+      auto kk = keys.mutable_unchecked<int64_t, 2>();
+      for (size_t q = 0; q < queries; ++q) {
+        for (uint32_t r = 0; r < k; ++r) kk(q, r) = -1;
+      }
     }
   }
-  for (size_t i = 0; i < result.hits.size(); ++i) {
-    const ivf::QueryHit& h = result.hits[i];
-    if (h.query >= queries || h.rank >= k) Check(Internal("a hit outside the queries asked for"));
-    d(h.query, h.rank) = h.distance;
-    c(h.query) = c(h.query) + 1;
-    if (integer_keys) {
-      keys.mutable_unchecked<int64_t, 2>()(h.query, h.rank) = result.keys.integers[i];
-    } else {
-      keys.attr("__setitem__")(py::make_tuple(h.query, h.rank), KeyValue(result.keys, i));
+
+  static std::vector<py::ssize_t> Shape(size_t queries, uint32_t k) {
+    return {static_cast<py::ssize_t>(queries), static_cast<py::ssize_t>(k)};
+  }
+
+  // One slice's answer, whose query 0 is query `first` of the batch.
+  void Add(const engine::SearchResult& found, size_t first) {
+    if (columns.empty() && !found.payload_columns.empty()) {
+      columns = found.payload_columns;
+      const auto queries = static_cast<size_t>(counts.shape(0));
+      for (size_t col = 0; col < columns.size(); ++col) {
+        py::list by_query;
+        for (size_t q = 0; q < queries; ++q) by_query.append(py::list());
+        payload.append(by_query);
+      }
     }
-    for (size_t col = 0; col < found.payload_columns.size(); ++col) {
-      py::list(per_column[col][h.query]).append(JsonTextToPython(found.payload.Value(i, col)));
+    auto d = distances.mutable_unchecked<float, 2>();
+    auto c = counts.mutable_unchecked<1>();
+    const ivf::QueryResult& result = found.result;
+    for (size_t i = 0; i < result.hits.size(); ++i) {
+      const ivf::QueryHit& h = result.hits[i];
+      if (h.query >= found.queries || h.rank >= k) Check(Internal("a hit outside the queries asked for"));
+      const size_t q = first + h.query;
+      d(q, h.rank) = h.distance;
+      c(q) = c(q) + 1;
+      if (integer_keys) {
+        keys.mutable_unchecked<int64_t, 2>()(q, h.rank) = result.keys.integers[i];
+      } else {
+        keys.attr("__setitem__")(py::make_tuple(q, h.rank), KeyValue(result.keys, i));
+      }
+      for (size_t col = 0; col < columns.size(); ++col) {
+        py::list(py::list(payload[col])[q]).append(JsonTextToPython(found.payload.Value(i, col)));
+      }
     }
   }
-  return py::make_tuple(keys, distances, counts, found.payload_columns, payload);
+
+  uint32_t k;
+  bool integer_keys;
+  py::array keys, distances;
+  py::array_t<int64_t> counts;
+  std::vector<std::string> columns;
+  py::list payload;
+};
+
+// Every query of the batch, slice by slice. Returns (keys, distances,
+// counts, columns, payload) (Answers).
+py::tuple Search(OpenPublication& open, py::object vectors, std::vector<std::string> texts, uint32_t k,
+                 uint32_t nprobe, std::vector<std::string> columns, bool screen) {
+  const engine::SearchRequest request =
+      RequestOf(std::move(vectors), std::move(texts), k, nprobe, std::move(columns), screen);
+  const size_t queries = std::max(request.vectors.size(), request.texts.size());
+  // Neither or both kinds of queries: one call, for the engine's error.
+  const bool one_call = request.vectors.empty() == request.texts.empty();
+  const ivf::ColumnType& key_type = open.publication->manifest().index.source_key[0].type;
+  Answers answers(queries, k, IntegerKeys(key_type));
+  for (size_t first = 0; first < queries || (one_call && first == 0); first += kSliceQueries) {
+    const size_t end = std::min(queries, first + kSliceQueries);
+    engine::SearchResult found = [&] {
+      py::gil_scoped_release release;
+      return Unwrap(open.publication->Search(one_call ? request : Slice(request, first, end)));
+    }();
+    answers.Add(found, first);
+    if (end < queries && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+  return py::make_tuple(answers.keys, answers.distances, answers.counts, answers.columns, answers.payload);
 }
 
 engine::VerifyLevel Level(const std::string& level) {
@@ -205,6 +275,114 @@ py::dict Verify(OpenPublication& open, const std::string& level, bool all, bool 
   d["bytes_read"] = outcome->report.bytes_read;
   d["bytes_hashed"] = outcome->report.bytes_hashed;
   return d;
+}
+
+json::Value SizeJson(const ivf::SizeSummary& s) {
+  json::Object r;
+  r.Set("count", json::Value::Uint(s.count));
+  r.Set("min", json::Value::Uint(s.min));
+  r.Set("mean", json::Value::Double(s.mean));
+  r.Set("p50", json::Value::Uint(s.p50));
+  r.Set("p90", json::Value::Uint(s.p90));
+  r.Set("p99", json::Value::Uint(s.p99));
+  r.Set("max", json::Value::Uint(s.max));
+  return json::Value(std::move(r));
+}
+
+json::Value SourceColumnsJson(const std::vector<ivf::SourceColumnShape>& columns) {
+  auto or_null = [](const std::optional<std::string>& v) { return v ? json::Value(*v) : json::Value(); };
+  json::Array out;
+  for (const ivf::SourceColumnShape& c : columns) {
+    json::Object o;
+    o.Set("name", json::Value(c.name));
+    o.Set("type", json::Value(c.type));
+    o.Set("physical_type", or_null(c.physical_type));
+    o.Set("logical_type", or_null(c.logical_type));
+    out.emplace_back(std::move(o));
+  }
+  return json::Value(std::move(out));
+}
+
+json::Value EmbeddingJson(const ivf::Manifest& m) {
+  if (!m.embedding) return json::Value();
+  const ivf::EmbeddingSpec& e = *m.embedding;
+  json::Object o;
+  o.Set("model", json::Value(e.model.repository + "@" + e.model.revision));
+  o.Set("integrity", json::Value(e.model.integrity));
+  o.Set("contract", json::Value(e.contract));
+  o.Set("dimension", json::Value::Uint(e.dimension));
+  o.Set("input_template", json::Value(e.input_template));
+  o.Set("parity_probes", json::Value::Uint(e.probes.size()));
+  o.Set("assets", json::Value::Uint(e.assets.size()));
+  return json::Value(std::move(o));
+}
+
+// `index inspect --json` (engine::Publication::Inspect): counts, list
+// sizes and bytes per part, from the manifest and the postings footers.
+py::object Inspect(OpenPublication& open) {
+  ivf::PublicationShape shape = [&] {
+    py::gil_scoped_release release;
+    return Unwrap(open.publication->Inspect());
+  }();
+  const ivf::Manifest& m = open.publication->manifest();
+  const uint64_t manifest_bytes = open.publication->manifest_bytes();
+  json::Object bytes;
+  bytes.Set("manifest", json::Value::Uint(manifest_bytes));
+  bytes.Set("centroids", json::Value::Uint(shape.centroids_bytes));
+  bytes.Set("postings", json::Value::Uint(shape.postings_bytes));
+  bytes.Set("source", json::Value::Uint(shape.source_bytes));
+  bytes.Set("embedding", json::Value::Uint(shape.embedding_bytes));
+  bytes.Set("total", json::Value::Uint(shape.centroids_bytes + shape.postings_bytes + shape.source_bytes +
+                                       shape.embedding_bytes + manifest_bytes));
+  json::Object r;
+  r.Set("artifact_uuid", json::Value(m.artifact_uuid.ToString()));
+  r.Set("metric", json::Value(std::string(ivf::MetricName(m.index.metric))));
+  r.Set("encoding", json::Value(std::string(ivf::EncodingName(m.index.encoding))));
+  r.Set("dimension", json::Value::Uint(m.index.dimension));
+  r.Set("ntotal", json::Value::Uint(m.index.ntotal));
+  r.Set("nlist", json::Value::Uint(m.index.nlist));
+  r.Set("roots", json::Value::Uint(m.hierarchy.roots()));
+  r.Set("empty_lists", json::Value::Uint(shape.empty_lists));
+  r.Set("postings_files", json::Value::Uint(m.postings.size()));
+  r.Set("postings_row_groups", json::Value::Uint(shape.postings_row_groups));
+  r.Set("source_rows", m.source ? json::Value::Uint(m.source->rows) : json::Value());
+  r.Set("source_key", m.source ? json::Value(m.source->key) : json::Value());
+  r.Set("source_columns", SourceColumnsJson(shape.source_columns));
+  r.Set("embedding", EmbeddingJson(m));
+  r.Set("lists", SizeJson(shape.lists));
+  r.Set("buckets", SizeJson(shape.buckets));
+  r.Set("bytes", json::Value(std::move(bytes)));
+  r.Set("footer_bytes_read", json::Value::Uint(shape.footer_bytes_read));
+  return ToPython(json::Value(std::move(r)));
+}
+
+// `index publish SRC DEST --json` (engine::PublishPublication): every
+// object, then the manifest last. Ctrl-C cancels it as the CLI's does:
+// DEST has no manifest, and a rerun skips what was copied.
+py::object Publish(Session& session, const std::string& source, const std::string& destination) {
+  store::CancelToken cancel;
+  InterruptGuard interrupt(cancel);
+  engine::PublishOptions options;
+  options.cancel = &cancel;
+  Result<engine::PublishReport> published = [&] {
+    py::gil_scoped_release release;
+    std::lock_guard lock(session.mutex());
+    return engine::PublishPublication(session.context(), source, destination, options);
+  }();
+  if (!published.ok()) {
+    Check(interrupt.Explain(published.status(),
+                            "DEST has no manifest; the objects copied so far stay, and a rerun skips them"));
+  }
+  json::Object r;
+  r.Set("outcome", json::Value(std::string(engine::PublishOutcomeName(published->outcome))));
+  r.Set("manifest", json::Value(published->manifest));
+  r.Set("artifact_uuid", json::Value(published->artifact_uuid));
+  r.Set("objects", json::Value::Uint(published->objects));
+  r.Set("copied", json::Value::Uint(published->copied));
+  r.Set("already_present", json::Value::Uint(published->already_present));
+  r.Set("bytes", json::Value::Uint(published->bytes_total));
+  r.Set("bytes_copied", json::Value::Uint(published->bytes_copied));
+  return ToPython(json::Value(std::move(r)));
 }
 
 struct BuildRequest {
@@ -288,6 +466,7 @@ py::dict Build(Session& session, const BuildRequest& a) {
 
 void BindPublications(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& session) {
   session.def("open_publication", &Open, py::arg("locator"), py::arg("use_cache") = true);
+  session.def("publish", &Publish, py::arg("source"), py::arg("destination"));
   session.def(
       "build_index",
       [](Session& self, std::string input, std::string out, std::string vector_field, std::string key,
@@ -317,6 +496,7 @@ void BindPublications(py::module_& m, py::class_<Session, std::shared_ptr<Sessio
                              [](OpenPublication& p) { return std::string(p.publication->manifest_text()); })
       .def("search", &Search, py::arg("vectors"), py::arg("texts"), py::arg("k"), py::arg("nprobe"),
            py::arg("columns"), py::arg("screen") = true)
+      .def("inspect", &Inspect)
       .def("verify", &Verify, py::arg("level") = "full", py::arg("all") = false, py::arg("any_uuid") = false);
 }
 

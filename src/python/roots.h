@@ -4,6 +4,7 @@
 // demand, so calls on one root take its mutex (the GIL released).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,9 +26,10 @@ struct Root {
 };
 
 // `target` is a name or a reference's JSON text (engine::ParseRootLocator);
-// `store` as engine::OpenPublishedRoot takes it ("" for none).
+// `store` as engine::OpenPublishedRoot takes it ("" for none); `budget` the
+// reader's overrides (BudgetFromKeywords), checked before anything is opened.
 std::shared_ptr<Root> OpenRoot(std::shared_ptr<Session> session, const std::string& target, const std::string& store,
-                               control::Namespace ns);
+                               control::Namespace ns, const std::map<std::string, std::string>& budget);
 
 // The root's name, version and publication time when opened by name (the
 // CLI's AddPublication), into `o`.

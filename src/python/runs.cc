@@ -31,7 +31,10 @@ json::Value RefJson(const cases::ObjectRef& ref) {
 // (a binding's caller often holds it in memory). Returns the plan record
 // and ChunkSizeWarning's text ("" when none).
 py::tuple Plan(Session& session, const std::string& dataset, const std::string& profile_file,
-               const std::string& profile_text, const std::string& store, const std::string& name, bool replace) {
+               const std::string& profile_text, const std::string& store, const std::string& name, bool replace,
+               const std::map<std::string, std::string>& budget) {
+  engine::PlanRunOptions options;
+  options.budget = BudgetFromKeywords(budget);  // as the CLI: the flags first
   std::string text = profile_text;
   if (profile_file.empty() == profile_text.empty()) {
     Check(InvalidArgument("give the profile as a file or as text, once").WithPath("profile"));
@@ -49,7 +52,6 @@ py::tuple Plan(Session& session, const std::string& dataset, const std::string& 
   }
   if (!name.empty()) Check(control::ValidateRootName(name));
   engine::DatasetLocator locator = Unwrap(engine::ParseDatasetLocator(dataset));
-  engine::PlanRunOptions options;
   options.name = name;
   options.replace = replace;
   options.scratch_dir = session.scratch();
@@ -237,13 +239,15 @@ py::object Move(Root& root, int32_t shard, const std::string& route, std::option
 
 void BindRuns(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& session) {
   session.def("plan", &Plan, py::arg("dataset"), py::arg("profile_file"), py::arg("profile_text"), py::arg("store"),
-              py::arg("name") = "", py::arg("replace") = false);
+              py::arg("name") = "", py::arg("replace") = false,
+              py::arg("budget") = std::map<std::string, std::string>{});
   session.def(
       "open_run",
-      [](std::shared_ptr<Session> self, const std::string& target, const std::string& store) {
-        return OpenRoot(std::move(self), target, store, control::Namespace::kRuns);
+      [](std::shared_ptr<Session> self, const std::string& target, const std::string& store,
+         const std::map<std::string, std::string>& budget) {
+        return OpenRoot(std::move(self), target, store, control::Namespace::kRuns, budget);
       },
-      py::arg("target"), py::arg("store") = "");
+      py::arg("target"), py::arg("store") = "", py::arg("budget") = std::map<std::string, std::string>{});
   py::class_<Root, std::shared_ptr<Root>> root(m.attr("Root"));
   root.def("run_info", &Info)
       .def("run_verify", &Verify, py::arg("cases") = false)

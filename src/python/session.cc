@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "vigilo/engine/budget_overrides.h"
 #include "vigilo/engine/settings.h"
 #include "vigilo/json/write.h"
 
@@ -23,6 +24,21 @@ Session::Session(SessionOptions options) : environ_(std::move(options.environ)),
   if (options.control) context_options.settings.control = *options.control;
   context_options.environment = lookup;
   context_ = Unwrap(engine::Context::Create(std::move(context_options)));
+}
+
+cases::BudgetConfig BudgetFromKeywords(const std::map<std::string, std::string>& overrides) {
+  engine::BudgetOverrides o;
+  for (const auto& [name, value] : overrides) {
+    std::optional<std::string>* slot = name == "max_cases"          ? &o.max_cases
+                                       : name == "max_bytes"        ? &o.max_bytes
+                                       : name == "resident_batches" ? &o.resident_batches
+                                       : name == "staging_spool"    ? &o.staging_spool
+                                       : name == "validation_spool" ? &o.validation_spool
+                                                                    : nullptr;
+    if (!slot) Check(InvalidArgument("is not a budget override").WithPath(name));
+    *slot = value;
+  }
+  return Unwrap(engine::BudgetFromOverrides(o));
 }
 
 py::object ToPython(const json::Value& value) {

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "vigilo/cases/budget.h"
 #include "vigilo/engine/context.h"
 #include "vigilo/json/value.h"
 
@@ -51,6 +52,12 @@ class Session {
   std::unique_ptr<engine::Context> context_;
   std::mutex mutex_;
 };
+
+// The case-storage budget: the defaults plus the keywords' overrides
+// (max_cases, max_bytes, resident_batches, staging_spool, validation_spool:
+// the CLI's budget flags), parsed and validated by the engine
+// (engine::BudgetFromOverrides), so a bad value has the CLI's message.
+cases::BudgetConfig BudgetFromKeywords(const std::map<std::string, std::string>& overrides);
 
 // A json::Value as Python values (json.loads of its canonical text, so
 // integers stay exact Python ints). Call with the GIL held.

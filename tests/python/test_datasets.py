@@ -148,3 +148,33 @@ def test_iterators_interleave_and_stop_when_closed(ctx, large):
     assert [c["case_ordinal"] for c in ds.cases(19_998)] == [19_998, 19_999]
     with pytest.raises(vigilo.InvalidArgument):
         next(ds.cases(-1, 3))
+
+
+def test_budget_overrides_apply_and_bad_values_have_the_cli_messages(ctx, cli, home, published):
+    """The CLI's budget flags as keywords: a writer's batch caps shape what is stored (the same batches as the
+    CLI's flags), a reader's override is taken, and a bad value is InvalidArgument naming the keyword with the
+    message the CLI prints after the flag."""
+    py = ctx.ingest(DATASET, store=str(home / "store-py"), name="geo-small-batches", max_cases=1, max_bytes="64KiB")
+    cl = cli.record("dataset", "ingest", DATASET, "--store", str(home / "store-cli"), "--name", "geo-small-cli",
+                    "--max-cases", "1", "--max-bytes", "64KiB", "--json", "-q")
+    small = ctx.dataset("geo-small-batches", resident_batches=1, staging_spool="8MiB")
+    assert small.info["batch_limits"] == {"max_cases": 1, "max_bytes": 65536}
+    assert small.info["batch_count"] == len(small) == 2
+    assert py["objects_written"] == cl["objects_written"] and py["dataset_hash"] == cl["dataset_hash"]
+    assert list(small.cases()) == list(ctx.dataset("geo-py").cases())
+    bad = [({"resident_batches": 17}, ["--resident-batches", "17"]),
+           ({"staging_spool": "1KiB"}, ["--staging-spool", "1KiB"]),
+           ({"validation_spool": "12parsecs"}, ["--validation-spool", "12parsecs"]),
+           ({"resident_batches": "two"}, ["--resident-batches", "two"])]
+    for keywords, flags in bad:
+        with pytest.raises(vigilo.InvalidArgument) as e:
+            ctx.dataset("geo-py", **keywords)
+        flag, keyword = flags[0], next(iter(keywords))
+        assert e.value.path == keyword
+        assert cli.error("dataset", "show", "geo-py", *flags) == "invalid_argument: %s: %s" % (flag, e.value.message)
+    with pytest.raises(vigilo.InvalidArgument) as e:
+        ctx.ingest(DATASET, store=str(home / "store-py"), max_bytes=100)
+    assert cli.error("dataset", "ingest", DATASET, "--store", str(home / "store-cli"), "--max-bytes", "100",
+                     "-q") == "invalid_argument: --max-bytes: " + e.value.message
+    with pytest.raises(TypeError):  # a writer's cap is no reader's keyword
+        ctx.dataset("geo-py", max_cases=5)

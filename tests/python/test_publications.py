@@ -154,3 +154,60 @@ def test_ctrl_c_cancels_a_build(home, environ, data):
     text = done.stdout.decode()
     assert text.startswith("cancelled True cancelled interrupted by SIGINT"), (text, done.stderr.decode())
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_ctrl_c_stops_a_long_search(home, environ, built):
+    """SIGINT during one search call of 300,000 queries (about 13 s whole): KeyboardInterrupt once the slice
+    of queries being answered is done, and the publication answers on. A search writes nothing, so there is
+    nothing to clean up."""
+    script = textwrap.dedent("""
+        import os, signal, sys, threading
+        import numpy as np
+        import vigilo
+        pub = vigilo.Context(environ=dict(os.environ)).open_publication(sys.argv[1])
+        queries = np.random.default_rng(5).standard_normal((300_000, 16)).astype(np.float32)
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            pub.search(queries, k=10, nprobe=16)
+            print("finished")
+        except KeyboardInterrupt as e:
+            again = pub.search(queries[:3], k=10, nprobe=16)
+            print("interrupted", type(e).__name__, again.keys.shape)
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(home / "pub-py")], env=environ, capture_output=True,
+                          timeout=120)
+    assert done.stdout.decode().strip() == "interrupted KeyboardInterrupt (3, 10)", done.stderr.decode()
+
+
+def test_inspect_equals_the_cli(ctx, cli, home, built, text_publication):
+    for path in (home / "pub-py", text_publication):
+        assert ctx.open_publication(path).inspect() == cli.record("index", "inspect", str(path), "--json")
+
+
+def test_publish_copies_as_the_cli_and_resumes(ctx, cli, home, built):
+    ours = ctx.publish(home / "pub-py", home / "published-py")
+    theirs = cli.record("index", "publish", str(home / "pub-py"), str(home / "published-cli"), "--json", "-q")
+    assert ours["outcome"] == theirs["outcome"] == "published" and ours["copied"] == ours["objects"]
+    assert {k: v for k, v in ours.items() if k != "manifest"} == {k: v for k, v in theirs.items() if k != "manifest"}
+    assert ours["manifest"] == str(home / "published-py" / "manifest.json")
+    assert (home / "published-py" / "manifest.json").read_bytes() == (home / "pub-py" / "manifest.json").read_bytes()
+    again = ctx.publish(home / "pub-py", home / "published-py")
+    assert again["outcome"] == "unchanged" and again["copied"] == 0
+    assert ctx.open_publication(home / "published-py").verify()["ok"]
+    with pytest.raises(vigilo.InvalidArgument) as e:
+        ctx.publish(home / "pub-py", "http://127.0.0.1:9/pub")
+    assert str(e.value) == cli.error("index", "publish", str(home / "pub-py"), "http://127.0.0.1:9/pub", "-q")
+
+
+def test_a_catalog_name_opens_the_bound_publication(ctx, cli, home, data, built):
+    """catalog:SOURCE/INDEX (bound here by the CLI, in the control state the module shares) is a locator like
+    any other: the same answers as the directory it names."""
+    cli.run("catalog", "bind", "pytest", "vectors", str(home / "pub-py"))
+    by_name = ctx.open_publication("catalog:pytest/vectors")
+    assert by_name.info == ctx.open_publication(home / "pub-py").info | {"manifest_bytes": by_name.info["manifest_bytes"]}
+    found = by_name.search(data[1], k=5, nprobe=4)
+    direct = ctx.open_publication(home / "pub-py").search(data[1], k=5, nprobe=4)
+    assert (found.keys == direct.keys).all() and (found.distances == direct.distances).all()
+    with pytest.raises(vigilo.NotFound) as e:
+        ctx.open_publication("catalog:pytest/no-such-index")
+    assert str(e.value) == cli.error("index", "inspect", "catalog:pytest/no-such-index")

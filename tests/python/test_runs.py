@@ -75,3 +75,27 @@ def test_shard_routes_equal_the_cli(ctx, cli, home, run_name):
     assert again["epoch"] == moved["epoch"] + 1
     with pytest.raises(vigilo.InvalidArgument):  # routes belong to a name
         ctx.run(run.ref, store=str(home / "store-py")).routes()
+
+
+def test_retiring_names_as_the_cli_does(ctx, cli, home, run_name):
+    """A dataset a live run reads is refused with the CLI's message (which renders the setting `force` as its
+    flag); a run and a dataset are retired and resolve no more; retiring again is the CLI's already_retired
+    record."""
+    with pytest.raises(vigilo.InvalidArgument) as e:
+        ctx.retire_dataset("geo-runs")
+    assert "`force`" in e.value.message
+    assert str(e.value).replace("`force`", "--force") == cli.error("dataset", "retire", "geo-runs")
+    ctx.plan("geo-runs", PROFILE, store=str(home / "store-py"), name="geo-run-retired")
+    retired = ctx.retire_run("geo-run-retired")
+    assert retired["outcome"] == "retired" and retired["name"] == "geo-run-retired" and retired["retired_at"]
+    with pytest.raises(vigilo.NotFound):
+        ctx.run("geo-run-retired")
+    assert ctx.retire_run("geo-run-retired") == cli.record("run", "retire", "geo-run-retired", "--json")
+    ctx.ingest(DATASET, store=str(home / "store-py"), name="geo-retired")
+    first = ctx.retire_dataset("geo-retired")
+    assert first["outcome"] == "retired" and first["read_by_runs"] == []
+    assert ctx.retire_dataset("geo-retired") == cli.record("dataset", "retire", "geo-retired", "--json")
+    assert "geo-retired" not in {d["name"] for d in ctx.list_datasets()}
+    with pytest.raises(vigilo.Error) as e:
+        ctx.retire_dataset("not a name")
+    assert str(e.value) == cli.error("dataset", "retire", "not a name")

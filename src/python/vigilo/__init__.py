@@ -27,7 +27,8 @@ from ._errors import (AlreadyExists, Cancelled, DeadlineExceeded, Error, Fenced,
 __all__ = [
     "Context", "Store", "Dataset", "Run", "Chunk", "Publication", "SearchResult", "default_context",
     "open_store", "ingest", "list_datasets", "list_runs", "dataset", "plan", "run", "open_publication",
-    "build_index", "Error", "InvalidArgument", "ParseError", "InvalidFormat", "NotCanonical", "IntegrityError",
+    "build_index", "publish", "retire_dataset", "retire_run", "cleanup", "Error", "InvalidArgument", "ParseError",
+    "InvalidFormat", "NotCanonical", "IntegrityError",
     "LimitExceeded", "OutOfRange", "NotFound", "AlreadyExists", "IoError", "Unavailable", "DeadlineExceeded",
     "Cancelled", "Fenced", "Unimplemented", "Internal",
 ]
@@ -40,6 +41,13 @@ def _spec(store):
     if isinstance(store, Store):
         return store.spec
     return os.fspath(store)
+
+
+def _budget(**overrides):
+    """Budget overrides (the CLI's --max-cases, --max-bytes, --resident-batches, --staging-spool,
+    --validation-spool, by their names with '_'): counts as ints, byte sizes as ints or text such as
+    "16MiB". The engine parses and validates them, so a bad value is the CLI's error."""
+    return {name: str(value) for name, value in overrides.items() if value is not None}
 
 
 def _target(name_or_ref):
@@ -78,17 +86,22 @@ class Context:
 
     # ---- datasets ----
     def ingest(self, source, store, name="", replace=False, format=None, dataset_id=None, dataset_version=None,
-               derive_ids=None):
+               derive_ids=None, max_cases=None, max_bytes=None, staging_spool=None, validation_spool=None):
         """Ingest a dataset and publish it under ``name`` (default: its dataset_id).
 
         ``source`` is a file (a dataset document, or JSON Lines of cases by
         extension or ``format="jsonl"``), a dataset document as a dict, or an
-        iterable of case dicts (JSON Lines: ``dataset_id`` needed). Returns
-        ``dataset ingest --json``'s record: outcome, name, version, root, ...
+        iterable of case dicts (JSON Lines: ``dataset_id`` needed). The budget
+        overrides are the CLI's writer flags (``max_bytes=16 << 20`` or
+        ``"16MiB"``). Returns ``dataset ingest --json``'s record: outcome,
+        name, version, root, ... Ctrl-C cancels it (``vigilo.Cancelled``; the
+        attempt is kept for a rerun to resume, as the CLI keeps it).
         """
+        budget = _budget(max_cases=max_cases, max_bytes=max_bytes, staging_spool=staging_spool,
+                         validation_spool=validation_spool)
         if isinstance(source, (str, os.PathLike)):
             return self._ingest_file(os.fspath(source), store, name, replace, format, dataset_id, dataset_version,
-                                     derive_ids)
+                                     derive_ids, budget)
         document = isinstance(source, dict)
         fd, path = tempfile.mkstemp(prefix=".vigilo-ingest-", suffix=".json" if document else ".jsonl")
         try:
@@ -100,25 +113,28 @@ class Context:
                         out.write(json.dumps(case, ensure_ascii=False, allow_nan=False))
                         out.write("\n")
             return self._ingest_file(path, store, name, replace, "json" if document else "jsonl", dataset_id,
-                                     dataset_version, derive_ids)
+                                     dataset_version, derive_ids, budget)
         finally:
             os.unlink(path)
 
-    def _ingest_file(self, path, store, name, replace, format, dataset_id, dataset_version, derive_ids):
+    def _ingest_file(self, path, store, name, replace, format, dataset_id, dataset_version, derive_ids, budget):
         return self._session.ingest(path, _spec(store), name or "", bool(replace), format or "", dataset_id or "",
-                                    dataset_version, derive_ids or "")
+                                    dataset_version, derive_ids or "", budget)
 
     def list_datasets(self):
         """``dataset list --json``: every published dataset name, its version, store and root."""
         return self._session.list("datasets")
 
-    def dataset(self, name_or_ref, store=None):
+    def dataset(self, name_or_ref, store=None, resident_batches=None, staging_spool=None, validation_spool=None):
         """A published dataset by name (read where it was written) or by reference (needs ``store``
-        unless its storage_alias is configured)."""
-        return Dataset(self, self._session.open_dataset(_target(name_or_ref), _spec(store)))
+        unless its storage_alias is configured). The budget overrides are the CLI's reader flags."""
+        budget = _budget(resident_batches=resident_batches, staging_spool=staging_spool,
+                         validation_spool=validation_spool)
+        return Dataset(self, self._session.open_dataset(_target(name_or_ref), _spec(store), budget))
 
     # ---- runs ----
-    def plan(self, dataset, profile, store, name="", replace=False):
+    def plan(self, dataset, profile, store, name="", replace=False, resident_batches=None, staging_spool=None,
+             validation_spool=None):
         """Plan a run of ``profile`` (a file path, a profile dict, or its JSON text) over a published dataset
         and publish it under ``name``. Returns ``run plan --json``'s record, plus ``warning`` when the plan's
         chunks are small (engine::ChunkSizeWarning)."""
@@ -128,8 +144,10 @@ class Context:
             profile_file, profile_text = "", profile
         else:
             profile_file, profile_text = os.fspath(profile), ""
+        budget = _budget(resident_batches=resident_batches, staging_spool=staging_spool,
+                         validation_spool=validation_spool)
         record, warning = self._session.plan(_target(dataset), profile_file, profile_text, _spec(store),
-                                             name or "", bool(replace))
+                                             name or "", bool(replace), budget)
         if warning:
             record["warning"] = warning
         return record
@@ -138,15 +156,40 @@ class Context:
         """``run list --json``."""
         return self._session.list("runs")
 
-    def run(self, name_or_ref, store=None):
-        """A published run plan by name or reference."""
-        return Run(self, self._session.open_run(_target(name_or_ref), _spec(store)))
+    def run(self, name_or_ref, store=None, resident_batches=None, staging_spool=None, validation_spool=None):
+        """A published run plan by name or reference; the budget overrides are the CLI's reader flags."""
+        budget = _budget(resident_batches=resident_batches, staging_spool=staging_spool,
+                         validation_spool=validation_spool)
+        return Run(self, self._session.open_run(_target(name_or_ref), _spec(store), budget))
 
     # ---- publications ----
     def open_publication(self, location, cache=True):
         """A vector publication: its directory or manifest.json, an http(s) URL, or ALIAS:KEY."""
         location = os.fspath(location)
         return Publication(self, self._session.open_publication(location, bool(cache)))
+
+    def publish(self, source, destination):
+        """``index publish SRC DEST --json``: copy a publication (any locator) to a directory or ALIAS:KEY of a
+        writable store, every object checked, manifest.json last; a rerun resumes. Ctrl-C cancels it
+        (``vigilo.Cancelled``): DEST has no manifest, and a rerun skips what was copied."""
+        return self._session.publish(os.fspath(source), os.fspath(destination))
+
+    # ---- names and stores ----
+    def retire_dataset(self, name, force=False):
+        """``dataset retire NAME [--force] --json``: the name no longer resolves; its history and objects stay.
+        Refused (``vigilo.InvalidArgument``) while a live run plan reads it, unless ``force``."""
+        return self._session.retire("datasets", name, bool(force))
+
+    def retire_run(self, name):
+        """``run retire NAME --json``: the run name no longer resolves and its shards take no routes."""
+        return self._session.retire("runs", name, False)
+
+    def cleanup(self, store=None, grace=3600, dry_run=False):
+        """``store cleanup [--store SPEC] [--grace] [--dry-run] --json``: delete what unpublished upload
+        attempts left (in one store, or every store the ledger has work on), attempts idle past their lease for
+        ``grace`` seconds included. Returns the CLI's rows: one per store, or with ``dry_run`` one per attempt
+        that would be cleaned (nothing changed). A store that failed has its ``error`` in its row."""
+        return self._session.cleanup(_spec(store), int(grace), bool(dry_run))
 
     def build_index(self, input, out, **options):
         """``index build``: ``out`` is a directory or ALIAS:KEY; options by the CLI's names with '_' for '-'
@@ -366,6 +409,11 @@ class Publication:
             vectors, list(text or []), int(k), int(nprobe), list(columns), bool(screen))
         return SearchResult(self.info["key"], keys, distances, counts, names, payload)
 
+    def inspect(self):
+        """``index inspect --json``: counts, list-size distribution and bytes per part (the manifest and the
+        postings footers are read)."""
+        return self._handle.inspect()
+
     def verify(self, level="full", all=False, any_uuid=False):
         """``index verify --level LEVEL``: a dict with ``ok``, ``failures`` (the first only unless ``all``),
         the checks run and not run."""
@@ -410,16 +458,16 @@ def list_runs():
     return default_context().list_runs()
 
 
-def dataset(name_or_ref, store=None):
-    return _context_of(store).dataset(name_or_ref, store)
+def dataset(name_or_ref, store=None, **budget):
+    return _context_of(store).dataset(name_or_ref, store, **budget)
 
 
 def plan(dataset, profile, store, **options):
     return _context_of(store).plan(dataset, profile, store, **options)
 
 
-def run(name_or_ref, store=None):
-    return _context_of(store).run(name_or_ref, store)
+def run(name_or_ref, store=None, **budget):
+    return _context_of(store).run(name_or_ref, store, **budget)
 
 
 def open_publication(location, cache=True):
@@ -430,5 +478,22 @@ def build_index(input, out, **options):
     return default_context().build_index(input, out, **options)
 
 
-for _f in (ingest, list_datasets, list_runs, dataset, plan, run, open_publication, build_index):
+def publish(source, destination):
+    return default_context().publish(source, destination)
+
+
+def retire_dataset(name, force=False):
+    return default_context().retire_dataset(name, force)
+
+
+def retire_run(name):
+    return default_context().retire_run(name)
+
+
+def cleanup(store=None, grace=3600, dry_run=False):
+    return _context_of(store).cleanup(store, grace, dry_run)
+
+
+for _f in (ingest, list_datasets, list_runs, dataset, plan, run, open_publication, build_index, publish,
+           retire_dataset, retire_run, cleanup):
     _f.__doc__ = getattr(Context, _f.__name__).__doc__
