@@ -8,12 +8,13 @@
 #   A ingests a dataset, plans a run over it, builds a vector publication
 #     locally and publishes it to the bucket (index publish);
 #   B and C each read their shards' chunks of A's run by name;
-#   D queries A's publication by ALIAS:KEY.
+#   D queries A's publication by ALIAS:KEY, then binds it in the native
+#     catalog and queries it by name (catalog:SOURCE/INDEX).
 # Checked: B's and C's chunks together are the plan's chunks exactly once and
-# their cases are A's dataset byte for byte; D's answers are A's local answers
-# byte for byte; every machine sees A's names through PostgreSQL; and B and D
-# write nothing under their HOME but their cache, and no machine creates a
-# SQLite control database.
+# their cases are A's dataset byte for byte; D's answers, both ways, are A's
+# local answers byte for byte; every machine sees A's names, and A sees D's
+# binding, through PostgreSQL; and B and D write nothing under their HOME but
+# their cache, and no machine creates a SQLite control database.
 #
 #   tests/two_machines/run.sh VIGILO_BIN
 #
@@ -148,24 +149,22 @@ else
   fail "D: exit $d_status, answers differ: $(diff "$tmp/A/answers.json" "$tmp/D/answers.json" | head -c 300) $(tail -c 300 "$tmp/D/query.err")"
 fi
 
-# ---- CATALOG STEP (issue 37): D binds the publication in the catalog and queries it by name ----
-# To switch on once `vigilo catalog bind` lands (the lead's part of issue 37): uncomment the lines
-# below (each starts "#: "). They passed against the catalog work in progress on 2026-12-06 (19 checks).
-#: check "D: catalog bind two-machines vectors lake:pubs/tm/manifest.json" \
-#:   on D catalog bind two-machines vectors lake:pubs/tm/manifest.json
-#: on D index query catalog:two-machines/vectors --queries queries.jsonl -k 5 --nprobe 4 --json \
-#:   >"$tmp/D/catalog-answers.json" 2>"$tmp/D/catalog-query.err"
-#: d_status=$?
-#: if [[ $d_status -eq 0 && -s $tmp/A/answers.json ]] && cmp -s "$tmp/A/answers.json" "$tmp/D/catalog-answers.json"; then
-#:   pass "D: index query catalog:two-machines/vectors answers as A's local publication, byte for byte"
-#: else
-#:   fail "D: by name, exit $d_status: $(diff "$tmp/A/answers.json" "$tmp/D/catalog-answers.json" | head -c 300) $(tail -c 300 "$tmp/D/catalog-query.err")"
-#: fi
-#: # The binding is control state: A sees it through the shared PostgreSQL.
-#: on A catalog list --json >"$tmp/A/catalog.jsonl" 2>&1
-#: expect "A: catalog list shows D's binding of two-machines/vectors" \
-#:   test "$(jq -r 'select(.name == "two-machines/vectors") | .location' "$tmp/A/catalog.jsonl" 2>/dev/null)" \
-#:   = "lake:pubs/tm/manifest.json"
+# ---- the catalog step (issue 37): D binds the publication in the catalog and queries it by name ----
+check "D: catalog bind two-machines vectors lake:pubs/tm/manifest.json" \
+  on D catalog bind two-machines vectors lake:pubs/tm/manifest.json
+on D index query catalog:two-machines/vectors --queries queries.jsonl -k 5 --nprobe 4 --json \
+  >"$tmp/D/catalog-answers.json" 2>"$tmp/D/catalog-query.err"
+d_status=$?
+if [[ $d_status -eq 0 && -s $tmp/A/answers.json ]] && cmp -s "$tmp/A/answers.json" "$tmp/D/catalog-answers.json"; then
+  pass "D: index query catalog:two-machines/vectors answers as A's local publication, byte for byte"
+else
+  fail "D: by name, exit $d_status: $(diff "$tmp/A/answers.json" "$tmp/D/catalog-answers.json" | head -c 300) $(tail -c 300 "$tmp/D/catalog-query.err")"
+fi
+# The binding is control state: A sees it through the shared PostgreSQL.
+on A catalog list --json >"$tmp/A/catalog.jsonl" 2>&1
+expect "A: catalog list shows D's binding of two-machines/vectors" \
+  test "$(jq -r 'select(.name == "two-machines/vectors") | .location' "$tmp/A/catalog.jsonl" 2>/dev/null)" \
+  = "lake:pubs/tm/manifest.json"
 # ---- end of the catalog step ----
 
 # ---- the shared control plane: one state, seen from every machine ----
