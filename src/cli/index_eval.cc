@@ -104,6 +104,7 @@ Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
       r.Add("batch", json::Value::Uint(p.batch));
       r.Add("queries", json::Value::Uint(p.queries));
       r.Add("seconds", json::Value::Double(p.seconds));
+      r.Add("cpu_seconds", json::Value::Double(p.cpu_seconds));
       r.Add("kernel", json::Value(std::string(ivf::KernelName())));
     } else {
       r.Add("recall", json::Value::Double(Rounded(p.recall, 4)));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <unordered_map>
 
@@ -13,6 +14,13 @@
 
 namespace vigilo::ivf {
 namespace {
+
+// The calling thread's CPU time in seconds (EvalPoint::cpu_seconds).
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 using input_internal::FormatError;
 using input_internal::FormatErrorAt;
@@ -343,17 +351,20 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     std::vector<QueryResult> results;
     results.reserve(parts.size());
     auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ThreadCpuSeconds();
     for (auto& part : parts) {
       if (cancelled()) return Cancelled("the evaluation was cancelled");
       VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader, store, std::move(part), qo));
       results.push_back(std::move(r));
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu_seconds = ThreadCpuSeconds() - cpu_start;
     EvalPoint p;
     p.nprobe = nprobe;
     p.batch = options.batch;
     p.queries = n;
     p.seconds = seconds;
+    p.cpu_seconds = cpu_seconds;
     p.qps = seconds > 0 ? static_cast<double>(n) / seconds : 0;
     double recall = 0, list_recall = 0, bytes = 0, requests = 0;
     for (size_t b = 0; b < results.size(); ++b) {

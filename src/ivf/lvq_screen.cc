@@ -102,6 +102,12 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out) {
   out.usable = true;
 }
 
+void PrepareScreenSharing(const ListContext& ctx, const ScreenContext& same, ScreenContext& out) {
+  out = same;  // the vectors' capacity is reused
+  out.weight_sum = ctx.weight_sum;
+  out.base = ctx.base;
+}
+
 void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   const bool l2 = ctx.metric == Metric::kL2Squared;
   double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];

@@ -43,6 +43,13 @@ struct ScreenContext {
 // the context to be usable; any other gives usable = false.
 void PrepareScreen(const ListContext& ctx, ScreenContext& out);
 
+// PrepareScreen's result for ctx, given `same`, a context PrepareScreen made
+// from a ListContext with ctx's weights, metric and encoding (cosine: every
+// list of one query weighs by the query itself). The quantization depends on
+// the weights alone, so it is copied rather than recomputed: bit for bit
+// what PrepareScreen(ctx) makes. The caller vouches for the equal weights.
+void PrepareScreenSharing(const ListContext& ctx, const ScreenContext& same, ScreenContext& out);
+
 // For every row r of the block: lower[r] ≤ ScoreBlock's distance ≤ upper[r]
 // (floats, −inf / +inf when the row's bound is not proven: a non-finite or
 // overflowing row, or an unusable context). A finite upper[r] also proves the

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "lvq_screen_internal.h"
@@ -243,6 +244,45 @@ TEST(ScreenTest, GroupCodeSumsAreExact) {
 // bit for bit, on each path: m around the AVX2 tiles' 4 contexts and batches
 // of 16, d around its 16- and 32-element steps and beyond its tile range
 // (d > 2048), and contexts it must screen alone (unusable, another dimension).
+// Cosine lists of one query share its weights: a screen copied from another
+// list's (PrepareScreenSharing) is the one PrepareScreen makes, bit for bit.
+TEST(ScreenTest, SharedCosineQuantizationIsPrepareScreens) {
+  std::mt19937 gen(41);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (size_t d : {size_t{7}, size_t{100}, size_t{784}}) {
+    std::vector<float> q(d), c1(d), c2(d);
+    for (size_t i = 0; i < d; ++i) {
+      q[i] = normal(gen);
+      c1[i] = normal(gen);
+      c2[i] = normal(gen) * 3.0f;
+    }
+    auto first = PrepareList(Metric::kCosine, Encoding::kLvq8, q, c1);
+    auto second = PrepareList(Metric::kCosine, Encoding::kLvq8, q, c2);
+    ASSERT_TRUE(first.ok() && second.ok());
+    ScreenContext a, want, got;
+    screen::PrepareScreen(*first, a);
+    screen::PrepareScreen(*second, want);
+    screen::PrepareScreenSharing(*second, a, got);
+    EXPECT_EQ(got.q, want.q);
+    EXPECT_EQ(got.q_split, want.q_split);
+    EXPECT_EQ(std::bit_cast<uint64_t>(got.step), std::bit_cast<uint64_t>(want.step));
+    EXPECT_EQ(std::bit_cast<uint64_t>(got.dot_error), std::bit_cast<uint64_t>(want.dot_error));
+    EXPECT_EQ(std::bit_cast<uint64_t>(got.base), std::bit_cast<uint64_t>(want.base));
+    EXPECT_EQ(std::bit_cast<uint64_t>(got.weight_sum), std::bit_cast<uint64_t>(want.weight_sum));
+    const size_t n = 37;
+    std::vector<uint8_t> codes(n * d);
+    for (uint8_t& b : codes) b = static_cast<uint8_t>(byte(gen));
+    std::vector<float> offsets(n, -0.5f), scales(n, 0.004f);
+    const RowBlock block{n, offsets.data(), scales.data(), codes.data(), d, nullptr};
+    std::vector<float> lo1(n), hi1(n), lo2(n), hi2(n);
+    screen::ScreenBlock(want, block, lo1.data(), hi1.data());
+    screen::ScreenBlock(got, block, lo2.data(), hi2.data());
+    EXPECT_EQ(std::memcmp(lo1.data(), lo2.data(), n * 4), 0) << "d=" << d;
+    EXPECT_EQ(std::memcmp(hi1.data(), hi2.data(), n * 4), 0) << "d=" << d;
+  }
+}
+
 TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
   Xoshiro256 rng(23);
   for (size_t d : {1, 7, 16, 17, 100, 784, 2048, 4100}) {

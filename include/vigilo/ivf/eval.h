@@ -85,6 +85,10 @@ struct EvalPoint {
   // clustering loses.
   double list_recall = 0;
   double seconds = 0;              // the timed pass, one thread
+  // The timed pass's CPU time on its thread: on a machine shared with other
+  // jobs, wall time also counts the slices the thread waited for a core
+  // (n / cpu_seconds is the rate an unshared core would approach).
+  double cpu_seconds = 0;
   double qps = 0;                  // queries / seconds
   double bytes_per_query = 0;      // bytes fetched in the timed pass / queries
   double requests_per_query = 0;   // ranges fetched in the timed pass / queries
