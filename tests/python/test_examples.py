@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import DATASET, EXAMPLES, PROFILE
 
 
@@ -29,3 +31,13 @@ def test_the_text_query_example_prints_the_nearest_texts(environ, text_publicati
     text = done.stdout.decode()
     assert "3 meanings, 2 dimensions, model npm:wink-tiny@1.0.0" in text
     assert "1. " in text and "cat" in text.split("a cat", 1)[1]
+
+
+def test_the_suite_runs_over_the_installed_package():
+    """CTest installs the package and the CLI into a prefix first (python_install) and points PYTHONPATH there."""
+    import vigilo
+    prefix = os.environ.get("VIGILO_INSTALLED_PREFIX")
+    if not prefix:
+        pytest.skip("not run by CTest")
+    assert os.path.realpath(vigilo.__file__).startswith(os.path.realpath(prefix) + os.sep)
+    assert os.path.realpath(os.environ["VIGILO_BIN"]) == os.path.realpath(os.path.join(prefix, "bin", "vigilo"))
