@@ -28,6 +28,9 @@
 #   QUERY    0 (test image index, < 200)
 #   TARGET   0.95 (recall@10 the nprobe must reach over the 200 queries)
 #   HYPARQUET 1 (0 skips the hyparquet peer)
+#   NPROBES  "target": the nprobes measured, each its own table; "target" is
+#            the first reaching TARGET ("target 256": that one and 256)
+#   BENCH_DOC docs/benchmarks.md (the file whose http section is rewritten)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,6 +43,8 @@ reps=${REPS:-5}
 query=${QUERY:-0}
 target=${TARGET:-0.95}
 use_hyparquet=${HYPARQUET:-1}
+nprobes=${NPROBES:-target}
+doc=${BENCH_DOC:-$root/docs/benchmarks.md}
 log() { echo "http.sh: $*" >&2; }
 
 [[ -x $vigilo ]] || bench_die "$vigilo not found; build it with: cmake --build ${build#"$root"/} --target vigilo"
@@ -119,8 +124,10 @@ for ds in $datasets; do prepare_dataset "$ds"; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_http.XXXXXX")
 nginx_pid=
 proxy_pid=
+declare -A proxy_pids=() proxy_ports=()  # by delay: the proxies of one measure_nprobe
 cleanup() {
   [[ -n $proxy_pid ]] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+  for p in "${proxy_pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   [[ -n $nginx_pid ]] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
   rm -rf "$tmp"
 }
@@ -179,6 +186,21 @@ start_proxy() {  # start_proxy DELAY: sets proxy_pid, proxy_port
   [[ -n $proxy_port ]] || bench_die "the delay proxy did not start: $(cat "$tmp/proxy.err")"
 }
 stop_proxy() { kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null || true; proxy_pid=; }
+# start_proxies / stop_proxies: one proxy per delay, all up at once, so the
+# readers' runs at the different delays can be interleaved.
+start_proxies() {
+  local delay
+  for delay in $delays; do
+    start_proxy "$delay"
+    proxy_pids[$delay]=$proxy_pid proxy_ports[$delay]=$proxy_port
+    proxy_pid=
+  done
+}
+stop_proxies() {
+  local p
+  for p in "${proxy_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+  proxy_pids=() proxy_ports=()
+}
 
 # log_mark: the access log's line count; log_since MARK EXPECTED OUT: the lines
 # after MARK (waiting up to 2 s for EXPECTED of them: nginx logs after answering).
@@ -196,7 +218,8 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 
 # Results: JSON lines in $results (one file per data set), one per (delay, reader).
 
-# run_vigilo MODE XDG OUT_PREFIX: one query; MODE off = VIGILO_CACHE=off.
+# run_vigilo MODE XDG OUT_PREFIX [FLAG…]: one query through the proxy at
+# $proxy_port; MODE off = VIGILO_CACHE=off.
 run_vigilo() {
   local mode=$1 xdg=$2 out=$3 mark t0 t1 cache_env=()
   [[ $mode == off ]] && cache_env=(VIGILO_CACHE=off)
@@ -204,7 +227,8 @@ run_vigilo() {
   t0=$(now_ns)
   env "${cache_env[@]}" XDG_CACHE_HOME="$xdg" OPENBLAS_NUM_THREADS=1 "$vigilo" index query \
     "http://127.0.0.1:$proxy_port/$rel/manifest.json" --vector @"$ds_query_json" -k 10 --nprobe "$nprobe" \
-    --stats --json >"$out.hits" 2>"$out.err" || { cat "$out.err" >&2; bench_die "vigilo index query over HTTP failed"; }
+    --stats --json "${@:4}" >"$out.hits" 2>"$out.err" ||
+    { cat "$out.err" >&2; bench_die "vigilo index query over HTTP failed"; }
   t1=$(now_ns)
   echo $(( (t1 - t0) / 1000 )) >"$out.us"
   log_since "$mark" "$(stat_of "$out.err" total requests)" "$out.log"
@@ -224,9 +248,10 @@ record_vigilo() {
     --argjson q_bytes "$(stat_of "$first.err" query bytes)" \
     --argjson log_requests "$(log_requests "$first.log")" --argjson log_bytes "$(log_bytes "$first.log")" \
     --argjson ms "$(cat "$p".*.us | median | awk '{ print $1 / 1000 }')" --argjson same "$same" \
+    --argjson runs "$(for r in $(seq "$reps"); do cat "$p.$r.us"; done | jq -s -c 'map(. / 1000)')" \
     '{delay:$delay, reader:$reader, requests:$requests, round_trips:$round_trips, bytes:$bytes, cache_hits:$cache_hits,
       q_requests:$q_requests, q_round_trips:$q_round_trips, q_bytes:$q_bytes, log_requests:$log_requests,
-      log_bytes:$log_bytes, ms:$ms, same_every_run:$same}' >>"$results"
+      log_bytes:$log_bytes, ms:$ms, runs:$runs, same_every_run:$same}' >>"$results"
 }
 
 # measure_dataset NAME: the nprobe sweep, every reader at every delay, and
@@ -236,41 +261,58 @@ prepare_dataset "$1"
 pub=$ds_pub
 rel=${pub#"$www"/}
 results=$tmp/results-$1.jsonl
-: >"$results"
 
 # --- nprobe: the first reaching TARGET locally ---
 log "$1: index eval (ground truth from the base, cached by artifact-uuid)"
 "$vigilo" index eval "$pub/manifest.json" --base "$ds_base" --queries "$ds_queries" \
   --nprobe 1,2,4,8,16,32,64,128,256,512 --warmup 10 --json -q >"$tmp/eval.jsonl" 2>"$tmp/eval.err" ||
   { cat "$tmp/eval.err" >&2; bench_die "index eval failed"; }
-nprobe=$(jq -s -r --argjson t "$target" '[.[] | select(.recall >= $t)] | sort_by(.nprobe) | .[0].nprobe // empty' "$tmp/eval.jsonl")
-[[ -n $nprobe ]] || bench_die "no nprobe up to 512 reaches recall $target"
-recall=$(jq -s -r --argjson n "$nprobe" '.[] | select(.nprobe == $n) | .recall' "$tmp/eval.jsonl")
-log "$1: nprobe $nprobe (recall@10 $recall over 200 queries)"
+target_nprobe=$(jq -s -r --argjson t "$target" '[.[] | select(.recall >= $t)] | sort_by(.nprobe) | .[0].nprobe // empty' "$tmp/eval.jsonl")
+[[ -n $target_nprobe ]] || bench_die "no nprobe up to 512 reaches recall $target"
+for nprobe in $(for n in $nprobes; do [[ $n == target ]] && echo "$target_nprobe" || echo "$n"; done | awk '!seen[$1]++'); do
+  recall=$(jq -s -r --argjson n "$nprobe" '.[] | select(.nprobe == $n) | .recall' "$tmp/eval.jsonl")
+  log "$1: nprobe $nprobe (recall@10 $recall over 200 queries)"
+  : >"$results"
+  measure_nprobe "$1"
+done
+}
 
-# The objects and ranges one cold query touches (from the first cold run at
-# the first delay; the same at every delay).
-touched=""
+# measure_nprobe NAME: every reader at every delay at $nprobe, and its part of
+# the section.
+measure_nprobe() {
+
+# vigilo's runs, interleaved: each round runs every delay once (the load of
+# a shared machine drifts over minutes).
+start_proxies
+for r in $(seq "$reps"); do
+  for delay in $delays; do
+    proxy_port=${proxy_ports[$delay]}
+    rm -rf "$tmp/xdg" && mkdir -p "$tmp/xdg"
+    run_vigilo off "$tmp/xdg" "$tmp/d$delay.off.$r"
+    run_vigilo off "$tmp/xdg" "$tmp/d$delay.exact.$r" --exact-ranges  # no gap merged
+    run_vigilo on "$tmp/xdg" "$tmp/d$delay.cold.$r"    # empty cache directory: fills it
+    run_vigilo on "$tmp/xdg" "$tmp/d$delay.warm.$r"    # a second process with that cache directory
+  done
+done
+# The objects and ranges one cold query needs: its exact plan (no gap merged:
+# --exact-ranges), which must answer with the same bytes. Its postings row
+# groups are what hyparquet reads and what the minimal bytes count.
+first=$tmp/d${delays%% *}
+cmp -s "$first.exact.1.hits" "$first.off.1.hits" || bench_die "--exact-ranges answered differently"
+touched=$tmp/touched.log
+cp "$first.exact.1.log" "$touched"
+# "PATH START END" for every ranged GET of a postings file.
+awk -v pre="/$rel/" '$1 == "GET" && index($2, pre) == 1 && $3 ~ /bytes=/ {
+    p = substr($2, length(pre) + 1); r = $3; gsub(/"|bytes=/, "", r); split(r, ab, "-"); print p, ab[1], ab[2] }' \
+  "$touched" | perl -pe 's/%([0-9A-Fa-f]{2})/chr hex $1/ge' | grep '^ivf_postings/' >"$tmp/postings-ranges.txt" || true
+
 for delay in $delays; do
   log "delay $delay ms"
-  start_proxy "$delay"
-  for r in $(seq "$reps"); do
-    rm -rf "$tmp/xdg" && mkdir -p "$tmp/xdg"
-    run_vigilo off "$tmp/xdg" "$tmp/off.$r"
-    run_vigilo on "$tmp/xdg" "$tmp/cold.$r"    # empty cache directory: fills it
-    run_vigilo on "$tmp/xdg" "$tmp/warm.$r"    # a second process with that cache directory
-  done
-  record_vigilo "$delay" "vigilo, cold (VIGILO_CACHE=off)" "$tmp/off"
-  record_vigilo "$delay" "vigilo, cold (empty cache directory)" "$tmp/cold"
-  record_vigilo "$delay" "vigilo, warm (second process, same cache directory)" "$tmp/warm"
-  if [[ -z $touched ]]; then
-    touched=$tmp/touched.log
-    cp "$tmp/off.1.log" "$touched"
-    # "PATH START END" for every ranged GET of a postings file.
-    awk -v pre="/$rel/" '$1 == "GET" && index($2, pre) == 1 && $3 ~ /bytes=/ {
-        p = substr($2, length(pre) + 1); r = $3; gsub(/"|bytes=/, "", r); split(r, ab, "-"); print p, ab[1], ab[2] }' \
-      "$touched" | perl -pe 's/%([0-9A-Fa-f]{2})/chr hex $1/ge' | grep '^ivf_postings/' >"$tmp/postings-ranges.txt" || true
-  fi
+  proxy_port=${proxy_ports[$delay]}
+  record_vigilo "$delay" "vigilo, cold (VIGILO_CACHE=off)" "$tmp/d$delay.off"
+  record_vigilo "$delay" "vigilo, cold, exact runs (--exact-ranges, VIGILO_CACHE=off)" "$tmp/d$delay.exact"
+  record_vigilo "$delay" "vigilo, cold (empty cache directory)" "$tmp/d$delay.cold"
+  record_vigilo "$delay" "vigilo, warm (second process, same cache directory)" "$tmp/d$delay.warm"
 
   # hyparquet: the same postings row groups and columns.
   if [[ $use_hyparquet == 1 && -s $tmp/postings-ranges.txt ]]; then
@@ -316,8 +358,8 @@ for delay in $delays; do
     --argjson ms "$(median <"$tmp/whole.us" | awk '{ print $1 / 1000 }')" \
     '{delay:$delay, reader:"whole objects (curl): the manifest, then every object the query touched", requests:$requests,
       round_trips:2, bytes:$bytes, log_requests:$log_requests, log_bytes:$log_bytes, ms:$ms}' >>"$results"
-  stop_proxy
 done
+stop_proxies
 write_part "$1"
 }
 
@@ -357,20 +399,28 @@ fi
 hyp_shape=$(jq -s -r 'map(select(.row_groups)) | .[0] | if . then "\(.files) files, \(.row_groups) row groups in \(.runs) runs, \(.rows) rows" else "" end' "$results")
 {
   cat <<EOF
-### $ds_label
+### $ds_label, nprobe $nprobe
 
 The query: $ds_query_name, \`vigilo index query URL --vector @FILE -k 10 --nprobe $nprobe --stats --json\`;
-nprobe $nprobe is the first of 1, 2, 4, … whose recall@10 over the first 200 queries reaches $target locally
+$(if [[ $nprobe == "$target_nprobe" ]]; then echo "nprobe $nprobe is the first of 1, 2, 4, … whose recall@10 over the first 200 queries reaches $target locally"
+  else echo "nprobe $nprobe (the first of 1, 2, 4, … reaching recall@10 $target is $target_nprobe); its recall@10 over the first 200 queries"; fi)
 ($recall; \`vigilo index eval --base\`, exact ground truth). The publication: ${nlist:+nlist $nlist, }$pub_files objects,
-$(numfmt --grouping "$pub_bytes") bytes. The query touched $postings_files postings files with $postings_ranges ranged GETs.
+$(numfmt --grouping "$pub_bytes") bytes. The query touched $postings_files postings files; its exact plan reads them with $postings_ranges ranged GETs.
 
 EOF
   echo "| delay | reader | requests | dependent round trips | bytes | nginx saw (requests / bytes) | wall time, ms | delays paid |"
   echo "|---:|---|---:|---:|---:|---:|---:|---:|"
   # delays paid: (wall time at D − wall time at D = 0, same reader) / D: how many
-  # sequential delays the reader actually waited for.
-  jq -r -s '(map(select(.delay == 0)) | map({key:.reader, value:.ms}) | from_entries) as $zero | .[] |
-    "| \(.delay) ms | \(.reader) | \(.requests) | \(.round_trips) | \(.bytes) | \(.log_requests) / \(.log_bytes) | \(.ms * 10 | round / 10) | \(if .delay > 0 and $zero[.reader] then ((.ms - $zero[.reader]) / .delay * 10 | round / 10) else "–" end) |"' "$results"
+  # sequential delays the reader actually waited for. vigilo's runs are
+  # interleaved, so its differences are taken round by round (the runs of one
+  # round share the machine's load) and their median is shown.
+  jq -r -s 'def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    (map(select(.delay == 0)) | map({key:.reader, value:.}) | from_entries) as $zero | .[] |
+    .delay as $d | (if .delay > 0 and $zero[.reader] then
+       (if .runs and $zero[.reader].runs then [.runs, $zero[.reader].runs] | transpose | map((.[0] - .[1]) / $d) | median
+        else (.ms - $zero[.reader].ms) / $d end) | . * 10 | round / 10
+     else "–" end) as $paid |
+    "| \(.delay) ms | \(.reader) | \(.requests) | \(.round_trips) | \(.bytes) | \(.log_requests) / \(.log_bytes) | \(.ms * 10 | round / 10) | \($paid) |"' "$results"
   echo
   cat <<EOF
 - vigilo's query phase alone (cold): $(jq -s -r 'map(select(.reader | startswith("vigilo, cold (VIGILO"))) | .[0] | "\(.q_requests) requests, \(.q_round_trips) round trips, \(.q_bytes) bytes"' "$results").
@@ -381,8 +431,8 @@ EOF
 
 EOF
 } >>"$section"
-cp "$results" "$data/last-run-$1.jsonl"
-cp "$touched" "$data/last-run-$1-cold-access.log"
+cp "$results" "$data/last-run-$1-nprobe$nprobe.jsonl"
+cp "$touched" "$data/last-run-$1-nprobe$nprobe-cold-access.log"
 }
 
 : >"$section"
@@ -393,19 +443,24 @@ cp "$touched" "$data/last-run-$1-cold-access.log"
 \`bench/http.sh\`: IVF-LVQ8 publications served by a private nginx on loopback, read through
 \`bench/delay_proxy.mjs\`, which holds **every request** D ms before forwarding it (Range header, status and
 body unchanged): D approximates one network round trip per request, so dependent requests add D each and
-parallel ones overlap. vigilo reads with 16 request permits (docs/format/http-reading.md, "Parallel ranges").
+parallel ones overlap. vigilo reads with 64 request permits, each round merged by the range planner's cost model
+(docs/format/http-reading.md, "Coalescing").
 
 - **delays paid** = (wall time at D − wall time at D = 0) / D for the same reader: the number of delays the
-  reader waited for one after another. A reader whose requests in each round trip run in parallel pays about
+  reader waited for one after another. vigilo's runs are interleaved (each round runs every delay once), and
+  its delays paid are the median over rounds of that round's difference; the peers' are the medians' difference. A reader whose requests in each round trip run in parallel pays about
   its dependent round trips; one that sends them one at a time pays about its requests.
 - **requests, round trips, bytes** for vigilo: its \`--stats\` \`total\` line (manifest + query phases).
   "nginx saw" is the access log's count and \`\$body_bytes_sent\` sum for the same run: the independent witness.
 - **cold (VIGILO_CACHE=off)**: no cache directory at all. **cold (empty cache directory)**: a fresh
   \`XDG_CACHE_HOME\`, which this run fills. **warm**: a second process with that cache directory (what it
   still fetches is what the cache does not hold).
+- **exact runs**: \`--exact-ranges\`, each run of adjacent selected row groups its own request, no gap merged:
+  the plan before the cost model, and the row groups the query needs (what hyparquet reads and the minimal
+  bytes count). Its answer must be byte for byte the default plan's.
 - **hyparquet** $(jq -r .version "$modules/hyparquet/package.json" 2>/dev/null || echo "?"): reads only the postings part: for each file vigilo touched (all at once), its footer
   (\`parquetMetadataAsync\`, default 512 KiB tail) then one \`parquetRead\` (rowStart/rowEnd, the same columns)
-  per run of adjacent row groups whose chunks vigilo fetched. File sizes are given (as vigilo has them from
+  per run of adjacent row groups whose chunks vigilo's exact plan fetched. File sizes are given (as vigilo has them from
   the manifest), so no HEAD. It does no manifest or centroid reads and no scoring, so its rows are a lower
   bound for a reader built on it. Its wall time is measured inside node (no start-up); vigilo's and curl's
   are whole processes (vigilo's start-up included).
@@ -422,7 +477,7 @@ cat >>"$section" <<EOF
 - CPU: $(bench_cpu) ($(nproc) CPUs, shared with other jobs: wall times at D = 0 are provisional)
 - Load: at the start \`$(echo "$uptime_start" | sed 's/^ *//')\`; at the end \`$(echo "$uptime_end" | sed 's/^ *//')\`
 - Date: $date_start, commit $(commit); nginx $("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///'), node $(node --version), curl $(curl --version | head -n1 | cut -d' ' -f2)
-- Regenerate: \`bench/data/prepare.sh && bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DATASETS="$datasets", DELAYS="$delays", REPS=$reps, QUERY=$query)
+- Regenerate: \`bench/data/prepare.sh && bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DATASETS="$datasets", DELAYS="$delays", NPROBES="$nprobes", REPS=$reps, QUERY=$query)
 EOF
-bench_replace_section "$root/docs/benchmarks.md" http "$section"
+bench_replace_section "$doc" http "$section"
 cat "$section"

@@ -261,6 +261,7 @@ struct QueryArgs {
   bool stats = false;
   bool no_cache = false;
   bool no_screen = false;
+  bool exact_ranges = false;
 };
 
 // --stats: what each phase fetched, on stderr (stdout keeps the hits);
@@ -308,6 +309,7 @@ Status Query(const QueryArgs& a) {
   request.k = a.k;
   request.nprobe = a.nprobe;
   request.screen = !a.no_screen;
+  request.exact_ranges = a.exact_ranges;
   request.columns = a.columns;
   Result<engine::SearchResult> searched = publication.Search(request);
   if (!searched.ok()) return UnderFlag(searched.status());
@@ -445,6 +447,8 @@ void RegisterIndexCommands(CLI::App& app, Action* action) {
                   "Print to stderr what each phase fetched: requests, dependent round trips, bytes, cache hits");
   query->add_flag("--no-screen", q->no_screen,
                   "Score every probed row exactly instead of screening with proven bounds first (same results)");
+  query->add_flag("--exact-ranges", q->exact_ranges,
+                  "Fetch each run of adjacent row groups as its own request, merging no gaps (measurements; same results)");
   query->add_flag("--no-cache", q->no_cache,
                   "Over http(s), read no object from the cache directory and store none there (also VIGILO_CACHE=off)");
   query->callback([q, action] { *action = [q] { return Query(*q); }; });

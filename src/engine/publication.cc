@@ -269,6 +269,7 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   options.k = request.k;
   options.nprobe = request.nprobe;
   options.screen = request.screen;
+  if (request.exact_ranges) options.ranges.round_width = 0;
   VIGILO_ASSIGN_OR_RETURN(out.result, ivf::RunQuery(*reader, objects, std::move(queries), options, &out.query));
   if (out.payload_columns.empty()) return out;
   VIGILO_ASSIGN_OR_RETURN(out.payload, ivf::LookupSource(*reader, objects, out.result.keys.integers,

@@ -447,6 +447,14 @@ Status QueryRun::PlanChunks() {
     if (request == slices_.size()) slices_.emplace_back();
     slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
   }
+  // Fewer, larger requests where the round's cost model says a wave is
+  // worth the gap bytes; each merged request carries its parts' slices.
+  const std::vector<size_t> into = planner.Coalesce();
+  std::vector<std::vector<ChunkSlice>> merged(planner.requests().size());
+  for (size_t r = 0; r < into.size(); ++r) {
+    merged[into[r]].insert(merged[into[r]].end(), slices_[r].begin(), slices_[r].end());
+  }
+  slices_ = std::move(merged);
   requests_ = planner.Take();
   stage_ = Stage::kChunks;
   if (requests_.empty()) stage_ = Stage::kDone;  // nothing probed holds postings

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -251,6 +252,53 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   uint64_t postings_bytes = 0;
   for (const PostingsFile& f : manifest_.postings) postings_bytes += f.object.size;
   EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
+}
+
+// The range planner's cost model (range_plan.h, CoalesceRound) changes the
+// requests, never the answer: with every gap worth a wave (one request in
+// flight, a latency worth more than any gap, an unbounded budget) a round's
+// runs of one file become one request, and the hits are the exact runs'.
+TEST_P(QueryTest, CoalescedRoundsAnswerAsExactRuns) {
+  std::vector<std::vector<float>> queries;
+  Xoshiro256 rng(41);
+  for (int q = 0; q < 4; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
+    queries.push_back(v);
+  }
+  QueryOptions exact;
+  exact.k = 10;
+  exact.nprobe = 12;
+  exact.ranges.round_width = 0;
+  QueryOptions merged = exact;
+  merged.ranges = RangeLimits{.round_width = 1, .latency_bytes = uint64_t{1} << 40, .max_gap_per_mille = 1000,
+                              .gap_bytes_per_object = uint64_t{1} << 40};
+  PublicationReader exact_reader(manifest_), merged_reader(manifest_);
+  RecordingStore exact_objects(*store_), merged_objects(*store_);
+  auto a = RunQuery(exact_reader, exact_objects, queries, exact);
+  auto b = RunQuery(merged_reader, merged_objects, queries, merged);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(a->hits.size(), b->hits.size());
+  for (size_t i = 0; i < a->hits.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(a->hits[i].distance), std::bit_cast<uint32_t>(b->hits[i].distance)) << i;
+    EXPECT_EQ(a->hits[i].file, b->hits[i].file);
+    EXPECT_EQ(a->hits[i].row, b->hits[i].row);
+    EXPECT_EQ(a->keys.integers[i], b->keys.integers[i]);
+  }
+  // Merged: a footer and at most one row-group request per postings file;
+  // exact: more in some file (the probed lists are not all adjacent), and
+  // fewer bytes.
+  int most_exact = 0;
+  for (const PostingsFile& f : manifest_.postings) {
+    EXPECT_LE(merged_objects.GetsOf(f.object.path), 2) << f.object.path;
+    most_exact = std::max(most_exact, exact_objects.GetsOf(f.object.path));
+  }
+  EXPECT_GT(most_exact, 2);
+  EXPECT_GT(a->requests, b->requests);
+  EXPECT_LT(a->bytes_fetched, b->bytes_fetched);
+  EXPECT_EQ(b->requests, static_cast<uint64_t>(merged_objects.gets));
+  EXPECT_EQ(b->bytes_fetched, merged_objects.BytesRead());
 }
 
 // A store whose GetMany says every answer came from a cache (a CachingStore

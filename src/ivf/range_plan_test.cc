@@ -29,6 +29,63 @@ TEST(RangePlanner, GapAndRequestSizeLimits) {
   EXPECT_EQ(p.requests()[3], (ObjectRange{"a", 1402, 5000}));
 }
 
+// Four requests of one object: [0,100) gap 10 [110,210) gap 5 [215,315)
+// gap 20 [335,435); 400 bytes needed.
+std::vector<ObjectRange> FourRequests() { return {{"a", 0, 100}, {"a", 110, 100}, {"a", 215, 100}, {"a", 335, 100}}; }
+
+TEST(CoalesceRound, TakesSmallestGapsToTheCheapestWaveCount) {
+  std::vector<ObjectRange> r = FourRequests();
+  // Two at a time: 2 waves. One merge (the 5-byte gap) leaves 3 requests,
+  // still 2 waves; two (+ the 10-byte gap) make 1 wave for 15 bytes; a
+  // third would add 20 bytes and save nothing.
+  const RangeLimits limits{.round_width = 2, .latency_bytes = 1000, .max_gap_per_mille = 125, .gap_bytes_per_object = 0};
+  EXPECT_EQ(CoalesceRound(r, limits), (std::vector<size_t>{0, 0, 0, 1}));
+  EXPECT_EQ(r, (std::vector<ObjectRange>{{"a", 0, 315}, {"a", 335, 100}}));
+}
+
+TEST(CoalesceRound, LeavesARoundAloneWhenNoWaveIsWorthItsGaps) {
+  std::vector<ObjectRange> r = FourRequests();
+  const std::vector<size_t> identity = {0, 1, 2, 3};
+  // Fits one wave already.
+  EXPECT_EQ(CoalesceRound(r, RangeLimits{.round_width = 4}), identity);
+  // Off.
+  EXPECT_EQ(CoalesceRound(r, RangeLimits{.round_width = 0}), identity);
+  // A latency worth less than the 15 gap bytes a wave costs here.
+  EXPECT_EQ(CoalesceRound(r, RangeLimits{.round_width = 2, .latency_bytes = 14}), identity);
+  // A budget of 10 bytes (25 per mille of 400, none per object): the
+  // 5-byte gap alone fits, which saves no wave.
+  EXPECT_EQ(CoalesceRound(r, RangeLimits{.round_width = 2, .latency_bytes = 1000, .max_gap_per_mille = 25,
+                                         .gap_bytes_per_object = 0}),
+            identity);
+  EXPECT_EQ(r, FourRequests());
+}
+
+TEST(CoalesceRound, TheBudgetGrowsWithTheObjectsRead) {
+  // The same 10 bytes plus 5 per object: 15 bytes, enough for one wave.
+  std::vector<ObjectRange> r = FourRequests();
+  EXPECT_EQ(CoalesceRound(r, RangeLimits{.round_width = 2, .latency_bytes = 1000, .max_gap_per_mille = 25,
+                                         .gap_bytes_per_object = 5}),
+            (std::vector<size_t>{0, 0, 0, 1}));
+}
+
+TEST(CoalesceRound, NeverJoinsObjectsOrGrowsPastTheRequestLimit) {
+  std::vector<ObjectRange> r = {{"a", 0, 100}, {"b", 100, 100}, {"b", 201, 100}, {"b", 302, 50}, {"c", 0, 10}};
+  // One at a time: every merge saves a wave. a|b and b|c are other objects;
+  // b's gaps are 1 byte each (ties: the earlier first), but its first two
+  // would make 201 bytes, over the limit of 200: only its last two merge.
+  const RangeLimits limits{.max_request_bytes = 200, .round_width = 1, .latency_bytes = 1000};
+  EXPECT_EQ(CoalesceRound(r, limits), (std::vector<size_t>{0, 1, 2, 2, 3}));
+  EXPECT_EQ(r, (std::vector<ObjectRange>{{"a", 0, 100}, {"b", 100, 100}, {"b", 201, 151}, {"c", 0, 10}}));
+}
+
+TEST(RangePlanner, CoalesceMapsEachAddedSpanToItsRequest) {
+  RangePlanner p(RangeLimits{.round_width = 1, .latency_bytes = 1000});
+  EXPECT_EQ(p.Add("a", 0, 100), 0u);
+  EXPECT_EQ(p.Add("a", 101, 100), 1u);
+  EXPECT_EQ(p.Coalesce(), (std::vector<size_t>{0, 0}));
+  EXPECT_EQ(p.Take(), (std::vector<ObjectRange>{{"a", 0, 201}}));
+}
+
 std::string SmallParquet() {
   parquet::MemorySink sink;
   auto w = parquet::FileWriter::Open({parquet::ColumnSpec{.name = "x", .kind = parquet::ColumnKind::kInt32}}, {}, &sink);

@@ -148,6 +148,13 @@ Status SourceLookup::PlanChunks() {
     if (request == chunks_.size()) chunks_.emplace_back();
     chunks_[request].push_back(c);
   }
+  // Fewer requests where the round's cost model says so (range_plan.h).
+  const std::vector<size_t> into = planner.Coalesce();
+  std::vector<std::vector<Chunk>> merged(planner.requests().size());
+  for (size_t r = 0; r < into.size(); ++r) {
+    merged[into[r]].insert(merged[into[r]].end(), chunks_[r].begin(), chunks_[r].end());
+  }
+  chunks_ = std::move(merged);
   requests_ = planner.Take();
   stage_ = Stage::kChunks;
   return Status::Ok();

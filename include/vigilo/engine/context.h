@@ -21,6 +21,7 @@
 #include "vigilo/common/result.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/engine/settings.h"
+#include "vigilo/ivf/range_plan.h"
 #include "vigilo/store/backends.h"
 #include "vigilo/store/clock.h"
 #include "vigilo/store/config.h"
@@ -30,9 +31,11 @@
 namespace vigilo::engine {
 
 // Request permits of publication reads over http(s): a query's round (its
-// selected row-group runs) is fetched at once (docs/format/http-reading.md,
-// "Parallel ranges"); case storage keeps the seed's 4.
-inline constexpr uint64_t kPublicationReadPermits = 16;
+// footers, its selected row-group runs, merged by the range planner's cost
+// model for this width) is fetched at once (docs/format/http-reading.md,
+// decision 7 and "Coalescing"); 64 is the ceiling of seed 004's budget
+// range. Case storage keeps the seed's 4.
+inline constexpr uint64_t kPublicationReadPermits = ivf::kRoundWidth;
 
 struct ContextOptions {
   Settings settings;

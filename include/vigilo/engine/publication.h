@@ -43,6 +43,10 @@ struct SearchRequest {
   uint32_t k = 10;
   uint32_t nprobe = 16;
   bool screen = true;  // false: score every probed row exactly (same results)
+  // true: each run of adjacent row groups its own request, no gap merged by
+  // the range planner's cost model (measurements: the minimal plan; same
+  // results).
+  bool exact_ranges = false;
   // Payload columns from the source table. Empty: none, except that a
   // publication whose key was generated (_row) answers with the first
   // payload column that is not a list (the user's own id, when it is the
