@@ -24,6 +24,16 @@ struct FetchedManifest {
 };
 Result<FetchedManifest> FetchManifest(Context& context, std::string_view location);
 
+// SOURCE.INDEX: a binding's root name in CatalogNamespace().
+std::string RootName(const CatalogName& name);
+// The canonical JSON value a binding's root holds, and the binding a root
+// record holds (its owner read from the record's attempt).
+Result<std::string> BindingValue(const CatalogBinding& binding);
+Result<CatalogBinding> BindingOfRecord(control::ControlStore& control, const control::RootRecord& record);
+// A stored location as printed: a URL never (it may carry a signature): its
+// manifest key stands for it, "(url)/manifest.json".
+std::string DisplayLocation(const std::string& location);
+
 // A registered source as the canonical JSON the catalog stores, and back.
 json::Value RegisteredSourceJson(const RegisteredSource& source);
 Result<RegisteredSource> ParseRegisteredSource(const json::Value& value);
