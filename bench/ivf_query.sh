@@ -6,9 +6,11 @@
 # generic libfaiss), and LanceDB 0.31.0 IVF_PQ (bench/lancedb/). Single thread,
 # queries one at a time (as an interactive user sends them) and batched (every
 # query in one call). Also the LVQ kernels' raw rate (bench/ivf_kernels.cc) against a
-# streaming-read ceiling. Writes docs/img/ivf-query-<dataset>.png
-# (bench/plot_ivf_query.sh) and rewrites only the ivf-query section of
-# docs/benchmarks.md.
+# streaming-read ceiling. Writes docs/img/ivf-query-<kind>-<dataset>.png
+# (bench/plot_ivf_query.sh) and rewrites only this CPU kind's section of
+# docs/benchmarks.md, ivf-query-<kind> (the CPU's model name in lower case,
+# e.g. ivf-query-amd-epyc, ivf-query-intel-xeon): one table per CPU kind seen,
+# each naming its CPU and the kernel flavour vigilo dispatched there.
 #
 #   bench/ivf_query.sh [BUILD_DIR]     BUILD_DIR defaults to build/release
 #
@@ -114,6 +116,8 @@ qcache=$cache/ivf-query
 mkdir -p "$qcache"
 uptime_start=$(uptime)
 date_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cpu_model=$(bench_cpu)
+cpu_flags=$(grep -m1 -o -w 'avx2\|avx512f\|avx512bw\|avx512vl\|avx512_vnni\|fma' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')
 results_from=${RESULTS_FROM:-}
 peers_from=${PEERS_FROM:-}
 peers_note=
@@ -334,7 +338,7 @@ if [[ -z $results_from ]]; then
   run_commit=$(commit)
   vigilo_used=${vigilo#"$root"/}
   declare -p datasets one_queries nprobes rounds seed iterations uptime_start uptime_end date_start run_commit vigilo_used \
-    kernel_seconds peers_note >"$tmp/meta.env"
+    kernel_seconds peers_note cpu_model cpu_flags >"$tmp/meta.env"
   saved=$qcache/last-run
   rm -rf "$saved" && mkdir -p "$saved"
   for ds in $datasets; do cp "$tmp/$ds.jsonl" "$saved/"; done
@@ -383,7 +387,7 @@ const first = (c) => c.find((p) => p.recall >= target) || null;
 const ceiling = (c) => c.reduce((m, p) => (m == null || p.recall > m.recall ? p : m), null);
 const out = [];
 out.push(`### ${ds.label} (${fmtInt(ds.n)} × ${ds.d}, ${ds.metric}, nlist ${ds.nlist})`, "");
-out.push(`![recall@10 against QPS, ${ds.label}](img/ivf-query-${ds.ds}.png)`, "");
+out.push(`![recall@10 against QPS, ${ds.label}](img/ivf-query-${process.env.CPU_KIND}-${ds.ds}.png)`, "");
 out.push(`k-means sample ${fmtInt(ds.sample)}; ${fmtInt(ds.one)} queries one at a time, ${fmtInt(ds.nq)} batched.`, "");
 out.push("| index | code bytes/vector | QPS at 0.95, one at a time | QPS at 0.95, batched | first nprobe ≥ 0.95 | recall there | QPS one at a time there | QPS batched there | recall ceiling (nprobe) |");
 out.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -467,17 +471,20 @@ EOF
 mkdir -p "$root/docs/img"
 section=$tmp/section.md
 : >"$tmp/datasets.md"
+# The CPU kind names the section and the plots: "Intel(R) Xeon(R) Processor" -> intel-xeon, "AMD EPYC" -> amd-epyc.
+cpu_kind=$(echo "$cpu_model" | sed -E 's/\((R|TM|tm)\)//g; s/ (Processor|CPU).*$//; s/ @.*$//' | tr 'A-Z' 'a-z' |
+  tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 for ds in $datasets; do
-  node "$tmp/report.cjs" "$tmp/$ds.jsonl" "$tmp/$ds.tsv" >>"$tmp/datasets.md"
+  CPU_KIND=$cpu_kind node "$tmp/report.cjs" "$tmp/$ds.jsonl" "$tmp/$ds.tsv" >>"$tmp/datasets.md"
   label=$(jq -r 'select(.type == "dataset") | .label' "$tmp/$ds.jsonl")
-  "$root/bench/plot_ivf_query.sh" "$tmp/$ds.tsv" "$root/docs/img/ivf-query-$ds.png" "$label" ||
+  "$root/bench/plot_ivf_query.sh" "$tmp/$ds.tsv" "$root/docs/img/ivf-query-$cpu_kind-$ds.png" "$label ($cpu_model)" ||
     log "plotting $ds failed"
 done
 faiss_version=$(jq -r 'select(.faiss_version) | .faiss_version' "$tmp"/*.jsonl | head -n1)
 kernel=$(jq -r 'select(.kernel) | .kernel' "$tmp"/*.jsonl | head -n1)
 {
   cat <<EOF
-## Query (IVF, recall@10 against QPS)
+## Query (IVF, recall@10 against QPS) on ${cpu_model}, kernel ${kernel:-n/a}
 
 \`vigilo index eval\` on IVF-LVQ8 and IVF-LVQ4 publications (\`vigilo index build --nlist N --seed $seed\`,
 k-means sample min(N, 256·nlist), $iterations iterations; kernel: ${kernel:-n/a}) against FAISS $faiss_version IVF-Flat,
@@ -507,19 +514,21 @@ EOF
     cat <<EOF
 ### LVQ kernel rate (one core)
 
-\`bench/ivf_kernels $kernel_seconds\`: rows scored per second by each kernel path, with a 4096-row group in cache
-(scored repeatedly) and streamed from DRAM (256 MB of codes in 4096-row groups), against the rate of a plain
-streaming read (sum of 64-bit words) of the same bytes (codes + 8 bytes of offset and scale per row): the
-memory-bandwidth ceiling on this machine.
+\`bench/ivf_kernels $kernel_seconds\`: rows per second of thread CPU time by each kernel path (every one this CPU
+has), with a 4096-row group in cache (scored repeatedly) and streamed from DRAM (256 MB of codes in 4096-row
+groups), against the rate of a plain streaming read (sum of 64-bit words) of the same bytes (codes + 8 bytes of
+offset and scale per row): the memory-bandwidth ceiling on this machine. Pass \`score\` is the exact kernels
+(ScoreRows); \`screen\` (LVQ8) the integer bounds a query computes for every probed row before it scores the
+few that can enter its top-k; the last column is the DRAM rate over the ceiling.
 
 EOF
     grep '^|' "$kernels_md"
     echo
-    echo "- $(grep -m1 '^dispatched kernel' "$kernels_md"); $(grep -m1 '^load average at end' "$kernels_md")"
+    echo "- $(grep -m1 '^cpu:' "$kernels_md"); $(grep -m1 '^load average at end' "$kernels_md")"
     echo
   fi
   cat <<EOF
-- CPU: $(bench_cpu) ($(nproc) CPUs; flags: $(grep -m1 -o -w 'avx2\|avx512f\|fma' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//'))
+- CPU: ${cpu_model} ($(nproc) CPUs; flags: ${cpu_flags}); vigilo's kernel flavour: ${kernel:-n/a}
 - Load: at the start \`$(echo "$uptime_start" | sed 's/^ *//')\`; at the end \`$(echo "$uptime_end" | sed 's/^ *//')\`
   (the 2 CPUs are shared with other jobs: every QPS here is provisional and lower than on an idle machine)
 - Date: $date_start, commit $run_commit${peers_note:+ (vigilo's rows; the peers' rows were measured on $peers_note and re-used)}
@@ -528,5 +537,5 @@ EOF
 EOF
 } >"$section"
 
-bench_replace_section "$root/docs/benchmarks.md" ivf-query "$section"
+bench_replace_section "$root/docs/benchmarks.md" "ivf-query-$cpu_kind" "$section"
 cat "$section"
