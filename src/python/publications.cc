@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "evaluation.h"
 #include "interrupt.h"
 #include "session.h"
 #include "vigilo/engine/publication.h"
@@ -497,6 +498,18 @@ void BindPublications(py::module_& m, py::class_<Session, std::shared_ptr<Sessio
       .def("search", &Search, py::arg("vectors"), py::arg("texts"), py::arg("k"), py::arg("nprobe"),
            py::arg("columns"), py::arg("screen") = true)
       .def("inspect", &Inspect)
+      .def(
+          "evaluate",
+          [](OpenPublication& p, py::object queries, py::object ground_truth, std::string base,
+             std::string base_format, std::string base_vector_field, uint32_t k, std::vector<uint32_t> nprobes,
+             size_t batch, size_t warmup, bool screen, std::optional<uint32_t> threads) {
+            EvalRequest request{std::move(queries), std::move(ground_truth), std::move(base), std::move(base_format),
+                                std::move(base_vector_field), k, std::move(nprobes), batch, warmup, screen, threads};
+            return Evaluate(*p.session, *p.publication, request);
+          },
+          py::arg("queries"), py::arg("ground_truth"), py::arg("base"), py::arg("base_format"),
+          py::arg("base_vector_field"), py::arg("k"), py::arg("nprobes"), py::arg("batch"), py::arg("warmup"),
+          py::arg("screen"), py::arg("threads"))
       .def("verify", &Verify, py::arg("level") = "full", py::arg("all") = false, py::arg("any_uuid") = false);
 }
 

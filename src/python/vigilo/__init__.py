@@ -414,6 +414,22 @@ class Publication:
         postings footers are read)."""
         return self._handle.inspect()
 
+    def evaluate(self, queries, ground_truth=None, base=None, k=10, nprobe=(1, 2, 4, 8, 16, 32, 64), batch=1,
+                 warmup=100, screen=True, base_format="", base_vector_field="", threads=None):
+        """``index eval --json``: recall@k, single-thread QPS and bytes read per query, one record per nprobe.
+
+        ``queries`` is an (n, dimension) array. The exact neighbours are ``ground_truth`` (an (n, >= k) array of
+        row ids nearest first, or a .ivecs/.npy/.jsonl file of them, as ``--ground-truth``), or computed by brute
+        force over the build's input ``base`` (a vector file, as ``--base``) and cached. Ctrl-C cancels it
+        (``vigilo.Cancelled``); nothing is written."""
+        if isinstance(ground_truth, os.PathLike):
+            ground_truth = os.fspath(ground_truth)
+        if isinstance(nprobe, int):
+            nprobe = [nprobe]
+        return self._handle.evaluate(np.asarray(queries, dtype=np.float32), ground_truth,
+                                     "" if base is None else os.fspath(base), base_format, base_vector_field, int(k),
+                                     [int(n) for n in nprobe], int(batch), int(warmup), bool(screen), threads)
+
     def verify(self, level="full", all=False, any_uuid=False):
         """``index verify --level LEVEL``: a dict with ``ok``, ``failures`` (the first only unless ``all``),
         the checks run and not run."""
