@@ -261,8 +261,10 @@ void CheckSums(const Group& g, const std::string& what) {
 // Every path within the bound of the reference, deterministic, and every
 // path bit-identical to the scalar one (distances and W). Returns the largest
 // |got − ref| / bound seen per path (how much slack the bound has).
-std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
-  std::array<double, 3> worst{};
+// Indexed by KernelPath: one entry per path.
+using Worst = std::array<double, static_cast<size_t>(KernelPath::kAvx512) + 1>;
+Worst CheckGroup(const Group& g, const std::string& what) {
+  Worst worst{};
   std::vector<double> ref(g.n());
   std::vector<Bound> bound(g.n());
   for (size_t r = 0; r < g.n(); ++r) {
@@ -287,13 +289,13 @@ std::array<double, 3> CheckGroup(const Group& g, const std::string& what) {
   return worst;
 }
 
-void Merge(std::array<double, 3>& into, const std::array<double, 3>& from) {
-  for (size_t i = 0; i < 3; ++i) into[i] = std::max(into[i], from[i]);
+void Merge(Worst& into, const Worst& from) {
+  for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
 }
 
-void PrintWorst(const char* what, const std::array<double, 3>& worst) {
-  std::printf("%s: largest error / bound: scalar %.3g, portable %.3g, avx2 %.3g\n", what, worst[0], worst[1],
-              worst[2]);
+void PrintWorst(const char* what, const Worst& worst) {
+  std::printf("%s: largest error / bound: scalar %.3g, portable %.3g, avx2 %.3g, avx512 %.3g\n", what, worst[0],
+              worst[1], worst[2], worst[3]);
 }
 
 std::string Name(const Group& g) {
@@ -308,7 +310,7 @@ constexpr size_t kDims[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 6
 
 TEST(LvqKernelsTest, RealisticGroupsMatchTheReference) {
   std::mt19937 gen(11);
-  std::array<double, 3> worst{};
+  Worst worst{};
   for (Metric m : kMetrics) {
     for (Encoding e : kEncodings) {
       for (size_t d : kDims) {
@@ -338,7 +340,7 @@ TEST(LvqKernelsTest, AdversarialGroupsMatchTheReference) {
       {"constant residuals", 2.5f, 0.0f, 0.0f, -1.0f, 1.0f},
   };
   for (const Case& c : cases) {
-    std::array<double, 3> worst{};
+    Worst worst{};
     for (Metric m : kMetrics) {
       for (Encoding e : kEncodings) {
         for (size_t d : kDims) {
