@@ -178,3 +178,17 @@ def test_budget_overrides_apply_and_bad_values_have_the_cli_messages(ctx, cli, h
                      "-q") == "invalid_argument: --max-bytes: " + e.value.message
     with pytest.raises(TypeError):  # a writer's cap is no reader's keyword
         ctx.dataset("geo-py", max_cases=5)
+
+
+def canonical(value):
+    """A record as the CLI's --json prints it: canonical JSON (sorted keys, no spaces, UTF-8), one line."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def test_records_and_cases_are_the_cli_bytes(ctx, cli, published):
+    """Where the CLI prints JSON, the module's values written back canonically are its bytes exactly."""
+    ds = ctx.dataset("geo-py")
+    assert canonical(ds.info) == cli.run("dataset", "show", "geo-py", "--json").stdout
+    assert canonical(ds.verify()) == cli.run("dataset", "verify", "geo-py", "--json").stdout
+    assert b"".join(map(canonical, ctx.list_datasets())) == cli.run("dataset", "list", "--json").stdout
+    assert b"".join(map(canonical, ds.cases())) == cli.run("dataset", "cases", "geo-py").stdout

@@ -99,3 +99,13 @@ def test_retiring_names_as_the_cli_does(ctx, cli, home, run_name):
     with pytest.raises(vigilo.Error) as e:
         ctx.retire_dataset("not a name")
     assert str(e.value) == cli.error("dataset", "retire", "not a name")
+
+
+def test_run_records_and_chunks_are_the_cli_bytes(ctx, cli, run_name):
+    from test_datasets import canonical
+    run = ctx.run(run_name)
+    assert canonical(run.info) == cli.run("run", "show", run_name, "--json").stdout
+    assert canonical(run.verify(cases=True)) == cli.run("run", "verify", run_name, "--cases", "--json").stdout
+    assert b"".join(map(canonical, run.shard_chunks(0))) == cli.run("run", "chunks", run_name, "--shard", "0",
+                                                                     "--json").stdout
+    assert b"".join(map(canonical, run.chunk(0))) == cli.run("run", "chunk", run_name, "--index", "0", "-q").stdout
