@@ -248,10 +248,10 @@ record_vigilo() {
     --argjson q_bytes "$(stat_of "$first.err" query bytes)" \
     --argjson log_requests "$(log_requests "$first.log")" --argjson log_bytes "$(log_bytes "$first.log")" \
     --argjson ms "$(cat "$p".*.us | median | awk '{ print $1 / 1000 }')" --argjson same "$same" \
-    --argjson runs "$(for r in $(seq "$reps"); do cat "$p.$r.us"; done | jq -s -c 'map(. / 1000)')" \
+    --argjson run_ms "$(for r in $(seq "$reps"); do cat "$p.$r.us"; done | jq -s -c 'map(. / 1000)')" \
     '{delay:$delay, reader:$reader, requests:$requests, round_trips:$round_trips, bytes:$bytes, cache_hits:$cache_hits,
       q_requests:$q_requests, q_round_trips:$q_round_trips, q_bytes:$q_bytes, log_requests:$log_requests,
-      log_bytes:$log_bytes, ms:$ms, runs:$runs, same_every_run:$same}' >>"$results"
+      log_bytes:$log_bytes, ms:$ms, run_ms:$run_ms, same_every_run:$same}' >>"$results"
 }
 
 # measure_dataset NAME: the nprobe sweep, every reader at every delay, and
@@ -417,7 +417,7 @@ EOF
   jq -r -s 'def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     (map(select(.delay == 0)) | map({key:.reader, value:.}) | from_entries) as $zero | .[] |
     .delay as $d | (if .delay > 0 and $zero[.reader] then
-       (if .runs and $zero[.reader].runs then [.runs, $zero[.reader].runs] | transpose | map((.[0] - .[1]) / $d) | median
+       (if .run_ms and $zero[.reader].run_ms then [.run_ms, $zero[.reader].run_ms] | transpose | map((.[0] - .[1]) / $d) | median
         else (.ms - $zero[.reader].ms) / $d end) | . * 10 | round / 10
      else "–" end) as $paid |
     "| \(.delay) ms | \(.reader) | \(.requests) | \(.round_trips) | \(.bytes) | \(.log_requests) / \(.log_bytes) | \(.ms * 10 | round / 10) | \($paid) |"' "$results"
@@ -477,7 +477,7 @@ cat >>"$section" <<EOF
 - CPU: $(bench_cpu) ($(nproc) CPUs, shared with other jobs: wall times at D = 0 are provisional)
 - Load: at the start \`$(echo "$uptime_start" | sed 's/^ *//')\`; at the end \`$(echo "$uptime_end" | sed 's/^ *//')\`
 - Date: $date_start, commit $(commit); nginx $("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///'), node $(node --version), curl $(curl --version | head -n1 | cut -d' ' -f2)
-- Regenerate: \`bench/data/prepare.sh && bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DATASETS="$datasets", DELAYS="$delays", NPROBES="$nprobes", REPS=$reps, QUERY=$query)
+- Regenerate: \`bench/data/prepare.sh && bench/http.sh\` (this run used \`${vigilo#"$root"/}\`; DATASETS="$datasets", DELAYS="$delays", NPROBES="$nprobes", REPS=$reps, QUERY=$query${VIGILO_KERNEL:+, VIGILO_KERNEL=$VIGILO_KERNEL})
 EOF
 bench_replace_section "$doc" http "$section"
 cat "$section"
