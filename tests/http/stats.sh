@@ -45,3 +45,25 @@ stats_match() {
 }
 stats_match "query --stats over HTTP" index query "$url" --queries "$tmp/q.jsonl" -k 5 --nprobe 4 --stats
 stats_match "query --stats --columns over HTTP" index query "$url" --queries "$tmp/q.jsonl" -k 3 --columns vector --stats
+
+# A round wider than the 64 requests a reader sends at once (nlist 600 over
+# the same vectors, one query at nprobe 300: over 80 row-group runs) is merged
+# across gaps by the range planner's cost model (docs/format/http-reading.md,
+# "Coalescing"): the answer is the exact runs' (--exact-ranges) byte for
+# byte, with fewer requests, and --stats is still what nginx logged.
+if "$vigilo" index build --input "$tmp/in.fvecs" --metric l2_squared --encoding lvq8 --nlist 600 \
+  --out "$tmp/www/wide" -q >"$tmp/wide-build.out" 2>&1; then
+  wide=(index query "${url%/pub/manifest.json}/wide/" --vector "$(head -n1 "$tmp/q.jsonl")" -k 5 --nprobe 300 --stats)
+  stats_match "a merged round over HTTP" "${wide[@]}"
+  merged_requests=$(stats_of "$tmp/stats.err" query requests)
+  cp "$tmp/stats.out" "$tmp/wide-merged.out"
+  stats_match "the same query's exact runs over HTTP" "${wide[@]}" --exact-ranges
+  exact_requests=$(stats_of "$tmp/stats.err" query requests)
+  if cmp -s "$tmp/wide-merged.out" "$tmp/stats.out" && ((merged_requests < exact_requests)); then
+    pass "a merged round: $merged_requests requests against $exact_requests exact, the same answer"
+  else
+    fail "a merged round: $merged_requests requests against $exact_requests exact, or another answer"
+  fi
+else
+  fail "index build --nlist 600: $(tail -c 300 "$tmp/wide-build.out")"
+fi
