@@ -47,7 +47,7 @@ stats_match "query --stats over HTTP" index query "$url" --queries "$tmp/q.jsonl
 stats_match "query --stats --columns over HTTP" index query "$url" --queries "$tmp/q.jsonl" -k 3 --columns vector --stats
 
 # A round wider than the 64 requests a reader sends at once (nlist 600 over
-# the same vectors, one query at nprobe 300: over 80 row-group runs) is merged
+# the same vectors, one query at nprobe 300: 104 requests as exact runs) is merged
 # across gaps by the range planner's cost model (docs/format/http-reading.md,
 # "Coalescing"): the answer is the exact runs' (--exact-ranges) byte for
 # byte, with fewer requests, and --stats is still what nginx logged.
