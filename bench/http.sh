@@ -417,7 +417,8 @@ EOF
   jq -r -s 'def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     (map(select(.delay == 0)) | map({key:.reader, value:.}) | from_entries) as $zero | .[] |
     .delay as $d | (if .delay > 0 and $zero[.reader] then
-       (if .run_ms and $zero[.reader].run_ms then [.run_ms, $zero[.reader].run_ms] | transpose | map((.[0] - .[1]) / $d) | median
+       (if .run_ms and $zero[.reader].run_ms
+        then [.run_ms, $zero[.reader].run_ms] | transpose | map((.[0] - .[1]) / $d) | median
         else (.ms - $zero[.reader].ms) / $d end) | . * 10 | round / 10
      else "–" end) as $paid |
     "| \(.delay) ms | \(.reader) | \(.requests) | \(.round_trips) | \(.bytes) | \(.log_requests) / \(.log_bytes) | \(.ms * 10 | round / 10) | \($paid) |"' "$results"
