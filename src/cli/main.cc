@@ -2,10 +2,13 @@
 // in the libraries, and every failure arrives here as a Status. The
 // conventions every command follows are in docs/cli.md.
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "commands.h"
 #include "exit_codes.h"
 #include "usage.h"
+#include "vigilo/ivf/lvq_kernels.h"
 
 #ifndef VIGILO_VERSION
 #define VIGILO_VERSION "unknown"
@@ -47,6 +50,14 @@ int main(int argc, char** argv) {
     return vigilo::cli::kExitUsage;
   }
   if (!action) return vigilo::cli::kExitUsage;
+  // VIGILO_KERNEL picks another LVQ kernel path (benchmarks compare flavours
+  // on one binary; the results are the same bits). Read here, at the edge.
+  if (const char* kernel = std::getenv("VIGILO_KERNEL"); kernel != nullptr && *kernel != '\0') {
+    if (!vigilo::ivf::ForceKernelPath(kernel)) {
+      std::fprintf(stderr, "vigilo: note: VIGILO_KERNEL=%s is not a kernel path this CPU has (scalar, portable, avx2, "
+                   "avx512); using %s\n", kernel, std::string(vigilo::ivf::KernelName()).c_str());
+    }
+  }
   vigilo::Status status = action();
   if (!status.ok()) return vigilo::cli::ReportError(status);
   return std::fflush(stdout) == 0 ? 0 : vigilo::cli::ReportError(vigilo::IoError("cannot write to stdout"));

@@ -1,6 +1,8 @@
 // Per-(query, list) preparation and the path dispatch of the scoring kernels.
 #include "vigilo/ivf/lvq_kernels.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -92,16 +94,17 @@ bool KernelPathAvailable(KernelPath path) {
 
 namespace {
 
+// What ForceKernelPath chose (-1: nothing), read once by the first dispatch.
+std::atomic<int> forced_path{-1};
+std::atomic<bool> path_chosen{false};
+
 KernelPath DetectKernelPath() {
+  path_chosen = true;
+  if (const int forced = forced_path.load(); forced >= 0) return static_cast<KernelPath>(forced);
 #if defined(__EMSCRIPTEN__)
   // WebAssembly: the portable path, written for SIMD128 (bit-identical to the others).
   return KernelPath::kPortable;
 #else
-  if (const char* forced = std::getenv("VIGILO_KERNEL"); forced != nullptr) {
-    for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512}) {
-      if (KernelPathName(p) == forced && KernelPathAvailable(p)) return p;
-    }
-  }
   if (kernels_internal::Avx512Supported()) return KernelPath::kAvx512;
   return kernels_internal::Avx2Supported() ? KernelPath::kAvx2 : KernelPath::kScalar;
 #endif
@@ -115,6 +118,16 @@ KernelPath DispatchedKernelPath() {
 }
 
 std::string_view KernelName() { return KernelPathName(DispatchedKernelPath()); }
+
+bool ForceKernelPath(std::string_view name) {
+  for (KernelPath p : {KernelPath::kScalar, KernelPath::kPortable, KernelPath::kAvx2, KernelPath::kAvx512}) {
+    if (KernelPathName(p) != name || !KernelPathAvailable(p)) continue;
+    if (path_chosen.load()) return DispatchedKernelPath() == p;
+    forced_path = static_cast<int>(p);
+    return DispatchedKernelPath() == p;
+  }
+  return false;
+}
 
 namespace {
 

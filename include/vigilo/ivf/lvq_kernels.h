@@ -45,11 +45,15 @@ std::string_view KernelPathName(KernelPath path);
 bool KernelPathAvailable(KernelPath path);
 // The path ScoreRows uses: kAvx512 if available, else kAvx2 if available,
 // else kScalar; under Emscripten (WebAssembly) always kPortable. Detected
-// once per process. The environment variable VIGILO_KERNEL (scalar,
-// portable, avx2, avx512), read at that moment, picks another available
-// path (benchmarks compare flavours on one binary); an unknown or
-// unavailable name is ignored. Results are the same bits on every path.
+// once per process, unless ForceKernelPath chose another before. Results
+// are the same bits on every path.
 KernelPath DispatchedKernelPath();
+// Chooses the path named `name` (scalar, portable, avx2, avx512) instead of
+// the detected one, so benchmarks compare flavours on one binary. Only an
+// edge calls it, before the first query (the CLI when VIGILO_KERNEL is set):
+// nothing below the edge reads the environment. False, changing nothing,
+// for an unknown or unavailable name, or once the path has been chosen.
+bool ForceKernelPath(std::string_view name);
 // KernelPathName(DispatchedKernelPath()): "avx512", "avx2", "scalar" or "portable".
 std::string_view KernelName();
 
