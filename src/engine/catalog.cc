@@ -45,20 +45,11 @@ Result<control::ControlStore*> ControlForRead(Context& context, const CatalogNam
 // publication, not another binding).
 Result<std::string> StoredLocation(std::string_view location) {
   VIGILO_ASSIGN_OR_RETURN(Locator l, ParseLocator(location));
-  switch (l.kind) {
-    case LocatorKind::kCatalog:
-      return InvalidArgument("a catalog name is bound to a publication's location, not to another catalog name")
-          .WithPath("location");
-    case LocatorKind::kPath: {
-      std::error_code ec;
-      std::filesystem::path absolute = std::filesystem::absolute(l.path, ec);
-      if (ec) return IoError("cannot make the path absolute: " + ec.message()).WithPath(l.path);
-      return absolute.lexically_normal().string();
-    }
-    case LocatorKind::kUrl:
-    case LocatorKind::kAliasKey: return std::string(location);
+  if (l.kind == LocatorKind::kCatalog) {
+    return InvalidArgument("a catalog name is bound to a publication's location, not to another catalog name")
+        .WithPath("location");
   }
-  return InvalidArgument("unknown locator");
+  return AbsoluteLocation(location);
 }
 
 // The current binding's root record, or nullopt (unbound or never bound).
@@ -162,6 +153,15 @@ Result<control::PublishOutcome> RecordCatalogRoot(control::ControlStore& control
                 (now ? "now version " + std::to_string(now->version) : std::string("now absent")) +
                 "): nothing was recorded; run again to replace it")
       .WithPath(display);
+}
+
+Result<std::string> AbsoluteLocation(std::string_view location) {
+  VIGILO_ASSIGN_OR_RETURN(Locator l, ParseLocator(location));
+  if (l.kind != LocatorKind::kPath) return std::string(location);
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(l.path, ec);
+  if (ec) return IoError("cannot make the path absolute: " + ec.message()).WithPath(l.path);
+  return absolute.lexically_normal().string();
 }
 
 Status ValidateCatalogPart(std::string_view part, std::string_view what) {

@@ -24,6 +24,10 @@ struct FetchedManifest {
 };
 Result<FetchedManifest> FetchManifest(Context& context, std::string_view location);
 
+// A location as the catalog stores it: a local path made absolute (another
+// working directory would name another file), anything else as given.
+Result<std::string> AbsoluteLocation(std::string_view location);
+
 // SOURCE.INDEX: a binding's root name in CatalogNamespace().
 std::string RootName(const CatalogName& name);
 // The canonical JSON value a binding's root holds, and the binding a root

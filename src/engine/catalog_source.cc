@@ -119,17 +119,6 @@ class RegisteredSourceStore final : public store::ForwardingStore {
   std::map<std::string, ObjectAt, std::less<>> files_;
 };
 
-// A local path is stored absolute (another working directory would read
-// another file).
-Result<std::string> StoredFileLocation(std::string_view location) {
-  VIGILO_ASSIGN_OR_RETURN(Locator l, ParseLocator(location));
-  if (l.kind != LocatorKind::kPath) return std::string(location);
-  std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(l.path, ec);
-  if (ec) return IoError("cannot make the path absolute: " + ec.message()).WithPath(l.path);
-  return absolute.lexically_normal().string();
-}
-
 // Size (the store's Head), SHA-256 (read in windows, never whole) and
 // footer of one file.
 struct DescribedFile {
@@ -276,7 +265,7 @@ Result<RegisterSourceResult> RegisterSource(Context& context, std::string_view s
   std::vector<std::string> stored;
   std::vector<ObjectAt> opened;
   for (const std::string& f : files) {
-    VIGILO_ASSIGN_OR_RETURN(std::string location, StoredFileLocation(f));
+    VIGILO_ASSIGN_OR_RETURN(std::string location, AbsoluteLocation(f));
     VIGILO_ASSIGN_OR_RETURN(ObjectAt at, LocateObject(context, location));
     stored.push_back(std::move(location));
     opened.push_back(std::move(at));
