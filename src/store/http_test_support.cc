@@ -300,6 +300,14 @@ void FakeHttpServer::HandleConnection(int fd) {
       }
       return true;
     };
+    // An answer after which the server closes says so, as a real server does:
+    // otherwise the client may send its next request on this connection before
+    // it sees the close, and a retry on a new one would take the next answer
+    // out of order (a scripted test then sees every later answer shifted by one).
+    if (!response.keep_alive && response.head.find("Connection:") == std::string::npos &&
+        response.head.ends_with("\r\n\r\n")) {
+      response.head.insert(response.head.size() - 2, "Connection: close\r\n");
+    }
     if (!send_all(response.head)) return;
     std::string_view body = response.body;
     size_t before = std::min(response.body_bytes_before_stall, body.size());
