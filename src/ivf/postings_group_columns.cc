@@ -60,18 +60,18 @@ bool PostingsGroupColumns::View(size_t leaf, size_t width, std::vector<parquet::
 void PostingsGroupColumns::Recorded(size_t leaf, std::vector<parquet::ValueRun>& runs) const {
   runs.clear();
   const uint8_t* base = Chunk(leaf).data();
-  for (const PostingsGroup::Run& run : source_.group->in_place[leaf - 1]) {
+  for (const PostingsGroup::Run& run : source_.group->in_place[leaf - 1].get()) {
     runs.push_back(parquet::ValueRun{base + run.offset, run.count, run.stride});
   }
 }
 
 void PostingsGroupColumns::Record(size_t leaf, const std::vector<parquet::ValueRun>& runs) const {
-  std::vector<PostingsGroup::Run>& out = source_.group->in_place[leaf - 1];
+  std::vector<PostingsGroup::Run> out;
   const uint8_t* base = Chunk(leaf).data();
-  out.clear();
   for (const parquet::ValueRun& run : runs) {
     out.push_back(PostingsGroup::Run{static_cast<uint64_t>(run.first - base), run.count, run.stride});
   }
+  source_.group->in_place[leaf - 1].set(std::move(out));
 }
 
 Status PostingsGroupColumns::Decode(size_t leaf) {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,7 +41,32 @@ struct PostingsGroup {
     size_t count = 0;
     size_t stride = 0;
   };
-  std::vector<Run> in_place[4];
+  // A chunk's runs: one (a chunk of one page, the usual case) held here,
+  // beside the rest of the group, so a query reading the group in place
+  // meets no further cache miss; more in `more`.
+  class Runs {
+   public:
+    bool empty() const { return count_ == 0; }
+    std::span<const Run> get() const {
+      return count_ == 1 ? std::span<const Run>(&one_, 1) : std::span<const Run>(more_);
+    }
+    void set(std::vector<Run> runs) {
+      count_ = runs.size();
+      if (count_ == 1) {
+        one_ = runs[0];
+        more_.clear();
+      } else {
+        more_ = std::move(runs);
+      }
+    }
+    void clear() { set({}); }
+
+   private:
+    size_t count_ = 0;
+    Run one_;
+    std::vector<Run> more_;
+  };
+  Runs in_place[4];
 };
 
 struct PublicationReader::State {

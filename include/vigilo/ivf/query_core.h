@@ -28,7 +28,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -165,7 +164,7 @@ class QueryRun {
   Stage stage_ = Stage::kCentroids;
   std::vector<ObjectRange> requests_;
   std::vector<std::vector<uint32_t>> probes_;  // per query, the probed CIDs
-  std::set<uint32_t> probed_;                  // their union
+  std::vector<uint32_t> probed_;               // their union, sorted
   std::vector<size_t> footer_files_;           // the files whose footers are requested
   // A selected row group inside a (coalesced) chunk request.
   struct ChunkSlice {
