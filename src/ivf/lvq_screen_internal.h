@@ -79,6 +79,14 @@ Status ScreenBlockMultiWith(KernelPath path, const ScreenContext* const* context
 // integer sums (Σq_i·c_i, and for l2 without precomputed sums Σc_i, Σc_i²)
 // for up to kBoundBatch rows, then BoundRows turns them into bounds.
 constexpr size_t kBoundBatch = 64;
+// The SIMD screens read four rows side by side (one weight load for four
+// rows) only up to this d; longer rows go one at a time. Four long rows
+// read in step are four memory streams a row apart, which the hardware
+// prefetcher follows badly: at d = 784 the AVX-512 screen streamed rows from
+// DRAM at 0.31 (l2) and 0.36 (cosine) of the read ceiling four at a time,
+// 0.74 and 0.82 one at a time (bench/ivf_kernels, AMD EPYC). At d = 100 four
+// at a time is faster (0.71 against 0.41 for l2).
+constexpr size_t kFourRowsMax = 256;
 constexpr double kScreenTooLarge = 0x1.fffffep125;  // FLT_MAX / 4: beyond it a bound proves nothing
 
 // lower/upper of rows [0, n) from their sums (code_sum, code_sq: l2 only).
