@@ -38,13 +38,49 @@ VIGILO_AVX2 inline __m256 Product(__m256i c, const float* w) {
   return _mm256_mul_ps(_mm256_cvtepi32_ps(c), _mm256_loadu_ps(w));
 }
 
-// The fold of the normative order: (a0 + a1) + (a2 + a3), then lanes (k, k+4), (k, k+2), (0, 1).
-VIGILO_AVX2 inline float Fold(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
-  const __m256 v = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+// The fold of the normative order: t = (a0 + a1) + (a2 + a3), then lanes (k, k+4), (k, k+2), (0, 1).
+VIGILO_AVX2 inline __m256 FoldT(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+  return _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+}
+
+VIGILO_AVX2 inline float FoldLanes(__m256 v) {
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
   return _mm_cvtss_f32(s1);
+}
+
+VIGILO_AVX2 inline float Fold(__m256 a0, __m256 a1, __m256 a2, __m256 a3) { return FoldLanes(FoldT(a0, a1, a2, a3)); }
+
+// FoldLanes for eight rows at once, lanewise across rows after a transpose:
+// every row's lanes are added in exactly FoldLanes' pairs (each addition is
+// one rounding of the same two floats, and float addition is commutative),
+// so each row's W has the same bits. t[r] is row r's t; the result holds rows
+// 0…7 in lanes 0…7.
+VIGILO_AVX2 inline __m256 FoldLanes8(const __m256 (&t)[8]) {
+  __m256 p[4];  // p[j] = [s(row j) | s(row j + 4)], s_k = t_k + t_{k+4}
+  for (int j = 0; j < 4; ++j) {
+    p[j] = _mm256_add_ps(_mm256_permute2f128_ps(t[j], t[j + 4], 0x20), _mm256_permute2f128_ps(t[j], t[j + 4], 0x31));
+  }
+  // e0 = s0 + s2, e1 = s1 + s3: q01 = [e(row 0), e(row 1) | e(row 4), e(row 5)], q23 likewise for rows 2, 3, 6, 7.
+  const __m256 q01 = _mm256_add_ps(_mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m256 q23 = _mm256_add_ps(_mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7].
+  return _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+// Lane r: the sum of v[r]'s eight int32 lanes (exact: any order).
+VIGILO_AVX2 inline __m256i Sum8(const __m256i (&v)[8]) {
+  __m256i w[4];
+  for (int j = 0; j < 4; ++j) {
+    w[j] = _mm256_add_epi32(_mm256_unpacklo_epi32(v[2 * j], v[2 * j + 1]), _mm256_unpackhi_epi32(v[2 * j], v[2 * j + 1]));
+  }
+  const __m256i x0 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[0], w[1]), _mm256_unpackhi_epi64(w[0], w[1]));
+  const __m256i x1 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[2], w[3]), _mm256_unpackhi_epi64(w[2], w[3]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(x0, x1, 0x20), _mm256_permute2x128_si256(x0, x1, 0x31));
 }
 
 VIGILO_AVX2 inline uint64_t HorizontalSumI32(__m256i v) {
@@ -116,8 +152,10 @@ VIGILO_AVX2 inline void Block8(__m256& acc, __m256i c, __m256 w, __m256i& sum, _
   }
 }
 
+// One row's t (FoldT) and, kSums, its code sums as int32 lanes (Σc, Σc²).
 template <bool kSums>
-VIGILO_AVX2 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
+VIGILO_AVX2 inline __m256 RowLvq8T(const float* w, const Plan& plan, const uint8_t* code, __m256i& code_sum,
+                                   __m256i& code_sq) {
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   const __m256i zero = _mm256_setzero_si256();
   __m256i sum64 = zero, sum32 = zero, sq = zero;
@@ -161,13 +199,103 @@ VIGILO_AVX2 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8
         break;
     }
   }
-  const float dot = Fold(a0, a1, a2, a3);
+  // sum64's 64-bit lanes hold sums below 2^32 (d·255): as int32 lanes, (sum, 0) pairs.
+  code_sum = _mm256_add_epi32(sum64, sum32);
+  code_sq = sq;
+  return FoldT(a0, a1, a2, a3);
+}
+
+template <bool kSums>
+VIGILO_AVX2 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
+  __m256i sum, sq;
+  const float dot = FoldLanes(RowLvq8T<kSums>(w, plan, code, sum, sq));
   uint64_t code_sum = 0, code_sq = 0;
   if constexpr (kSums) {
-    code_sum = HorizontalSumU64(sum64) + HorizontalSumI32(sum32);
+    code_sum = HorizontalSumI32(sum);
     code_sq = HorizontalSumI32(sq);
   }
   return RowSums{dot, static_cast<uint32_t>(code_sum), static_cast<uint32_t>(code_sq)};
+}
+
+// Exactly, u < 2^32: the double 2^52 + u (bits 0x43300000'u) minus 2^52.
+VIGILO_AVX2 inline __m256d U32ToDouble(__m128i u) {
+  const __m256i bits = _mm256_or_si256(_mm256_cvtepu32_epi64(u), _mm256_set1_epi64x(0x4330000000000000));
+  return _mm256_sub_pd(_mm256_castsi256_pd(bits), _mm256_set1_pd(4503599627370496.0));
+}
+
+// CombineL2 / CombineCosine (lvq_kernels_internal.h) for 4 rows in 4-wide
+// double: the same operations in the same order, each rounded once (no FMA),
+// so the same floats. std::max(v, 0.0) is v unless v < 0, NaN and −0.0
+// included, which is _mm256_max_pd(0, v) (it returns its second operand
+// unless the first is greater).
+template <Metric kMetric>
+VIGILO_AVX2 inline __m128 Combine4(const ListContext& ctx, __m128 offsets, __m128 scales, __m128 dots, __m128i code_sum,
+                                   __m128i code_sq) {
+  const __m256d o = _mm256_cvtps_pd(offsets), sc = _mm256_cvtps_pd(scales), dot = _mm256_cvtps_pd(dots);
+  const __m256d base = _mm256_set1_pd(ctx.base), weight_sum = _mm256_set1_pd(ctx.weight_sum);
+  const __m256d os = _mm256_mul_pd(o, weight_sum);
+  __m256d v;
+  if constexpr (kMetric == Metric::kL2Squared) {
+    const __m256d two = _mm256_set1_pd(2.0), d = _mm256_set1_pd(static_cast<double>(ctx.dimension));
+    const __m256d sum = U32ToDouble(code_sum), sq = U32ToDouble(code_sq);
+    // r2 = o·(d·o + (2·σ)·Σc) + (σ·σ)·Σc²; v = (base − 2·(o·S + σ·W)) + r2
+    const __m256d r2 = _mm256_add_pd(
+        _mm256_mul_pd(o, _mm256_add_pd(_mm256_mul_pd(d, o), _mm256_mul_pd(_mm256_mul_pd(two, sc), sum))),
+        _mm256_mul_pd(_mm256_mul_pd(sc, sc), sq));
+    v = _mm256_add_pd(_mm256_sub_pd(base, _mm256_mul_pd(two, _mm256_add_pd(os, _mm256_mul_pd(sc, dot)))), r2);
+    v = _mm256_max_pd(_mm256_setzero_pd(), v);
+  } else {
+    (void)code_sum;
+    (void)code_sq;
+    v = _mm256_sub_pd(base, _mm256_add_pd(os, _mm256_mul_pd(sc, dot)));
+  }
+  return _mm256_cvtpd_ps(v);
+}
+
+// LVQ8 rows, eight at a time: their t vectors folded together (FoldLanes8),
+// their code sums reduced together (Sum8), then their combinations four at a
+// time; the last n mod 8 rows one at a time. kSums: the row loop computes the
+// code sums (l2 without precomputed ones).
+template <Metric kMetric, bool kSums>
+VIGILO_AVX2 void RowsLvq8(const ListContext& ctx, const Plan& plan, const RowBlock& rows, float* out) {
+  constexpr bool kL2 = kMetric == Metric::kL2Squared;
+  const float* w = ctx.weights.data();
+  size_t r = 0;
+  for (; r + 8 <= rows.n; r += 8) {
+    const uint8_t* codes = rows.codes + r * rows.stride;
+    __m256 t[8];
+    __m256i sums[8], squares[8];
+    for (size_t k = 0; k < 8; ++k) t[k] = RowLvq8T<kSums>(w, plan, codes + k * rows.stride, sums[k], squares[k]);
+    const __m256 dots = FoldLanes8(t);
+    __m256i code_sum = _mm256_setzero_si256(), code_sq = code_sum;
+    if constexpr (kSums) {
+      code_sum = Sum8(sums);
+      code_sq = Sum8(squares);
+    } else if constexpr (kL2) {
+      alignas(32) uint32_t s[8], q[8];
+      for (size_t k = 0; k < 8; ++k) {
+        s[k] = rows.sums[r + k].sum;
+        q[k] = rows.sums[r + k].squares;
+      }
+      code_sum = _mm256_load_si256(reinterpret_cast<const __m256i*>(s));
+      code_sq = _mm256_load_si256(reinterpret_cast<const __m256i*>(q));
+    }
+    for (int h = 0; h < 2; ++h) {
+      const __m128 d4 = h == 0 ? _mm256_castps256_ps128(dots) : _mm256_extractf128_ps(dots, 1);
+      const __m128i s4 = h == 0 ? _mm256_castsi256_si128(code_sum) : _mm256_extracti128_si256(code_sum, 1);
+      const __m128i q4 = h == 0 ? _mm256_castsi256_si128(code_sq) : _mm256_extracti128_si256(code_sq, 1);
+      _mm_storeu_ps(out + r + 4 * h, Combine4<kMetric>(ctx, _mm_loadu_ps(rows.offsets + r + 4 * h),
+                                                       _mm_loadu_ps(rows.scales + r + 4 * h), d4, s4, q4));
+    }
+  }
+  for (; r < rows.n; ++r) {
+    RowSums s = RowLvq8<kSums>(w, plan, rows.codes + r * rows.stride);
+    if constexpr (kL2 && !kSums) {
+      s.code_sum = rows.sums[r].sum;
+      s.code_sq = rows.sums[r].squares;
+    }
+    out[r] = CombineRow<kMetric>(ctx, rows.offsets[r], rows.scales[r], s);
+  }
 }
 
 // 16 nibbles of 8 bytes: even elements (low nibbles) and odd ones (high), as int32 lanes.
@@ -237,6 +365,10 @@ VIGILO_AVX2 inline RowSums Row(const ListContext& ctx, const Plan& plan, const u
 template <Encoding kEnc, Metric kMetric, bool kSums>
 VIGILO_AVX2 void Rows(const ListContext& ctx, const RowBlock& rows, float* out) {
   const Plan plan = MakePlan(kEnc, ctx);
+  if constexpr (kEnc == Encoding::kLvq8) {
+    RowsLvq8<kMetric, kSums>(ctx, plan, rows, out);
+    return;
+  }
   for (size_t r = 0; r < rows.n; ++r) {
     RowSums s = Row<kEnc, kSums>(ctx, plan, rows.codes + r * rows.stride);
     if constexpr (kMetric == Metric::kL2Squared && !kSums) {

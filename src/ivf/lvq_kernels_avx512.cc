@@ -31,40 +31,92 @@
 namespace vigilo::ivf::kernels_internal {
 namespace {
 
-// The normative fold: t = (A0 + A1) + (A2 + A3), then lanes (k, k+4), (k, k+2), (0, 1).
 VIGILO_AVX512 inline __m256 High(__m512 z) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1)); }
+VIGILO_AVX512 inline __m256i High(__m512i z) { return _mm512_extracti64x4_epi64(z, 1); }
 
-VIGILO_AVX512 inline float Fold(__m512 z0, __m512 z1) {
-  const __m256 a01 = _mm256_add_ps(_mm512_castps512_ps256(z0), High(z0));
-  const __m256 a23 = _mm256_add_ps(_mm512_castps512_ps256(z1), High(z1));
-  const __m256 v = _mm256_add_ps(a01, a23);
-  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+// The normative fold of one row's t = (A0 + A1) + (A2 + A3): lanes (k, k+4), (k, k+2), (0, 1).
+VIGILO_AVX512 inline float Fold(__m256 t) {
+  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
   return _mm_cvtss_f32(s1);
 }
 
+// The same fold for eight rows at once, lanewise across rows after a
+// transpose: every row's lanes are added in exactly Fold's pairs (each
+// addition is one rounding of the same two floats, and float addition is
+// commutative), so each row's W has Fold's bits. t[r] is row r's t; the
+// result holds rows 0…7 in lanes 0…7.
+VIGILO_AVX512 inline __m256 Fold8(const __m256 (&t)[8]) {
+  __m256 p[4];  // p[j] = [s(row j) | s(row j + 4)], s_k = t_k + t_{k+4}
+  for (int j = 0; j < 4; ++j) {
+    p[j] = _mm256_add_ps(_mm256_permute2f128_ps(t[j], t[j + 4], 0x20), _mm256_permute2f128_ps(t[j], t[j + 4], 0x31));
+  }
+  // e0 = s0 + s2, e1 = s1 + s3: q01 = [e(row 0), e(row 1) | e(row 4), e(row 5)], q23 likewise for rows 2, 3, 6, 7.
+  const __m256 q01 = _mm256_add_ps(_mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m256 q23 = _mm256_add_ps(_mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7].
+  return _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+// Lane r: the sum of v[r]'s eight int32 lanes (exact: any order).
+VIGILO_AVX512 inline __m256i Sum8(const __m256i (&v)[8]) {
+  __m256i w[4];
+  for (int j = 0; j < 4; ++j) {
+    w[j] = _mm256_add_epi32(_mm256_unpacklo_epi32(v[2 * j], v[2 * j + 1]), _mm256_unpackhi_epi32(v[2 * j], v[2 * j + 1]));
+  }
+  const __m256i x0 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[0], w[1]), _mm256_unpackhi_epi64(w[0], w[1]));
+  const __m256i x1 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[2], w[3]), _mm256_unpackhi_epi64(w[2], w[3]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(x0, x1, 0x20), _mm256_permute2x128_si256(x0, x1, 0x31));
+}
+
+VIGILO_AVX512 inline int64_t HorizontalSum(__m256i v) {
+  const __m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i y = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+  return _mm_cvtsi128_si32(_mm_add_epi32(y, _mm_shuffle_epi32(y, 1)));
+}
 
 // What depends only on d: computed once per row group.
 struct Plan {
   size_t main_end = 0;  // end of the whole 32-element steps
-  size_t tail = 0;      // elements after it (0…31)
+  // The tail (the d mod 32 elements after main_end, 8-blocks 0…3 into A0…A3):
+  // a 16-lane step into z0 (mask z0, 0 if none), one into z1 (mask z1), and
+  // the last up to 8 elements alone, when they start a 16-block (8-lane mask
+  // y, into A0 at main_end or A2 at main_end + 16: y_at).
+  __mmask16 z0 = 0;
+  __mmask16 z1 = 0;
+  __mmask16 y = 0;
+  size_t y_at = 0;
+  __m256 wy;            // the weights of the y step, zero-padded
   size_t bytes64 = 0;   // LVQ8 code sums: end of the whole 64-byte steps
   __mmask64 rest = 0;   // and the bytes after it
-  __mmask16 lo = 0;     // the tail's lanes in z0's step
-  __mmask16 hi = 0;     // the tail's lanes in z1's step
 };
 
 // LVQ8 rows of d elements.
-VIGILO_AVX512 Plan MakePlan(size_t d) {
+VIGILO_AVX512 Plan MakePlan(const float* w, size_t d) {
   Plan p;
   p.main_end = d / 32 * 32;
-  p.tail = d - p.main_end;
+  const size_t tail = d - p.main_end;
+  auto mask = [](size_t n) { return static_cast<__mmask16>((1u << n) - 1); };
+  if (tail > 16) {
+    p.z0 = mask(16);
+    if (tail > 24) {
+      p.z1 = mask(tail - 16);
+    } else {
+      p.y = mask(tail - 16);
+      p.y_at = 16;
+    }
+  } else if (tail > 8) {
+    p.z0 = mask(tail);
+  } else if (tail > 0) {
+    p.y = mask(tail);
+  }
+  p.wy = _mm256_maskz_loadu_ps(static_cast<__mmask8>(p.y), w + p.main_end + p.y_at);
   p.bytes64 = d / 64 * 64;
   p.rest = d % 64 == 0 ? 0 : (__mmask64{1} << (d % 64)) - 1;
-  const size_t first = p.tail < 16 ? p.tail : 16;
-  p.lo = static_cast<__mmask16>((1u << first) - 1);
-  p.hi = static_cast<__mmask16>((1u << (p.tail - first)) - 1);
   return p;
 }
 
@@ -73,30 +125,29 @@ VIGILO_AVX512 inline void Step16(__m512& acc, __m512i c, __m512 w) {
   acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_cvtepi32_ps(c), w));
 }
 
-// LVQ8 Σc and Σc² from the raw bytes, 64 per step with VNNI's vpdpbusd
-// (unsigned × signed bytes, 4 products per int32 lane): Σc against ones, and
-// Σc(c − 128) against the codes with their top bit flipped (c XOR 0x80 read
-// as a signed byte is c − 128), so Σc² = Σc(c − 128) + 128·Σc. Exact: a lane
-// takes at most 4·255·127 per step, 1024 steps for d ≤ 65536; the bytes past
-// the row are masked to 0 and add nothing. (Summed in the float loop's int32
-// steps instead, the sums took about 40% of an l2 row's time at d = 100.)
-VIGILO_AVX512 inline void CodeSums8(const Plan& plan, const uint8_t* code, RowSums& s) {
+// LVQ8 Σc and Σc(c − 128) from the raw bytes as int32 lanes (their lane sums
+// are the row's), 64 per step with VNNI's vpdpbusd (unsigned × signed bytes,
+// 4 products per int32 lane): Σc against ones, and Σc(c − 128) against the
+// codes with their top bit flipped (c XOR 0x80 read as a signed byte is
+// c − 128); Σc² = Σc(c − 128) + 128·Σc. Exact: a lane takes at most
+// 4·255·127 per step, 1024 steps for d ≤ 65536; the bytes past the row are
+// masked to 0 and add nothing. (Summed in the float loop's int32 steps
+// instead, the sums took about 40% of an l2 row's time at d = 100.)
+VIGILO_AVX512 inline void CodeSums8(const Plan& plan, const uint8_t* code, __m256i& sum, __m256i& centred) {
   const __m512i ones = _mm512_set1_epi8(1), flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i sum = _mm512_setzero_si512(), centred = sum;
+  __m512i s = _mm512_setzero_si512(), c = s;
   auto add = [&](__m512i b) VIGILO_AVX512 {
-    sum = _mm512_dpbusd_epi32(sum, b, ones);
-    centred = _mm512_dpbusd_epi32(centred, b, _mm512_xor_si512(b, flip));
+    s = _mm512_dpbusd_epi32(s, b, ones);
+    c = _mm512_dpbusd_epi32(c, b, _mm512_xor_si512(b, flip));
   };
   for (size_t i = 0; i < plan.bytes64; i += 64) add(_mm512_loadu_si512(code + i));
   if (plan.rest != 0) add(_mm512_maskz_loadu_epi8(plan.rest, code + plan.bytes64));
-  const int64_t total = _mm512_reduce_add_epi32(sum);  // < 2^31: d·255
-  const int64_t squares = int64_t{_mm512_reduce_add_epi32(centred)} + 128 * total;
-  s.code_sum = static_cast<uint32_t>(total);
-  s.code_sq = static_cast<uint32_t>(squares);
+  sum = _mm256_add_epi32(_mm512_castsi512_si256(s), High(s));
+  centred = _mm256_add_epi32(_mm512_castsi512_si256(c), High(c));
 }
 
-template <bool kSums>
-VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
+// One row's t = (A0 + A1) + (A2 + A3), lanewise.
+VIGILO_AVX512 inline __m256 RowT(const float* w, const Plan& plan, const uint8_t* code) {
   __m512 z0 = _mm512_setzero_ps(), z1 = z0;
   size_t i = 0;
   for (; i < plan.main_end; i += 32) {
@@ -105,16 +156,38 @@ VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uin
     Step16(z0, c0, _mm512_loadu_ps(w + i));
     Step16(z1, c1, _mm512_loadu_ps(w + i + 16));
   }
-  if (plan.tail != 0) {  // zero-padded: masked lanes read nothing and hold +0.0 products
-    const __m512i c0 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.lo, code + i));
-    Step16(z0, c0, _mm512_maskz_loadu_ps(plan.lo, w + i));
-    if (plan.hi != 0) {
-      const __m512i c1 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.hi, code + i + 16));
-      Step16(z1, c1, _mm512_maskz_loadu_ps(plan.hi, w + i + 16));
+  // The tail, zero-padded: masked lanes read nothing and hold +0.0 products.
+  if (plan.z0 != 0) {
+    Step16(z0, _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.z0, code + i)), _mm512_maskz_loadu_ps(plan.z0, w + i));
+    if (plan.z1 != 0) {
+      Step16(z1, _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.z1, code + i + 16)),
+             _mm512_maskz_loadu_ps(plan.z1, w + i + 16));
     }
   }
-  RowSums s{Fold(z0, z1), 0, 0};
-  if constexpr (kSums) CodeSums8(plan, code, s);
+  __m256 a0 = _mm512_castps512_ps256(z0), a2 = _mm512_castps512_ps256(z1);
+  if (plan.y != 0) {
+    const size_t at = i + plan.y_at;
+    const __m256i c = _mm256_cvtepu8_epi32(_mm_maskz_loadu_epi8(plan.y, code + at));
+    const __m256 p = _mm256_mul_ps(_mm256_cvtepi32_ps(c), plan.wy);
+    if (plan.y_at == 0) {
+      a0 = _mm256_add_ps(a0, p);
+    } else {
+      a2 = _mm256_add_ps(a2, p);
+    }
+  }
+  return _mm256_add_ps(_mm256_add_ps(a0, High(z0)), _mm256_add_ps(a2, High(z1)));
+}
+
+template <bool kSums>
+VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
+  RowSums s{Fold(RowT(w, plan, code)), 0, 0};
+  if constexpr (kSums) {
+    __m256i sum, centred;
+    CodeSums8(plan, code, sum, centred);
+    const int64_t total = HorizontalSum(sum);  // < 2^31: d·255
+    s.code_sum = static_cast<uint32_t>(total);
+    s.code_sq = static_cast<uint32_t>(HorizontalSum(centred) + 128 * total);
+  }
   return s;
 }
 
@@ -124,18 +197,18 @@ VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uin
 // included, which is _mm512_max_pd(0, v) (it returns its second operand
 // unless the first is greater).
 template <Metric kMetric>
-VIGILO_AVX512 inline void Combine8(const ListContext& ctx, const float* offsets, const float* scales,
-                                   const float* dots, const uint32_t* code_sum, const uint32_t* code_sq, float* out) {
+VIGILO_AVX512 inline void Combine8(const ListContext& ctx, const float* offsets, const float* scales, __m256 dots,
+                                   __m256i code_sum, __m256i code_sq, float* out) {
   const __m512d o = _mm512_cvtps_pd(_mm256_loadu_ps(offsets));
   const __m512d sc = _mm512_cvtps_pd(_mm256_loadu_ps(scales));
-  const __m512d dot = _mm512_cvtps_pd(_mm256_loadu_ps(dots));
+  const __m512d dot = _mm512_cvtps_pd(dots);
   const __m512d base = _mm512_set1_pd(ctx.base), weight_sum = _mm512_set1_pd(ctx.weight_sum);
   const __m512d os = _mm512_mul_pd(o, weight_sum);
   __m512d v;
   if constexpr (kMetric == Metric::kL2Squared) {
     const __m512d two = _mm512_set1_pd(2.0), d = _mm512_set1_pd(static_cast<double>(ctx.dimension));
-    const __m512d sum = _mm512_cvtepu32_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code_sum)));
-    const __m512d sq = _mm512_cvtepu32_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code_sq)));
+    const __m512d sum = _mm512_cvtepu32_pd(code_sum);
+    const __m512d sq = _mm512_cvtepu32_pd(code_sq);
     // r2 = o·(d·o + (2·σ)·Σc) + (σ·σ)·Σc²; v = (base − 2·(o·S + σ·W)) + r2
     const __m512d r2 = _mm512_add_pd(
         _mm512_mul_pd(o, _mm512_add_pd(_mm512_mul_pd(d, o), _mm512_mul_pd(_mm512_mul_pd(two, sc), sum))),
@@ -143,31 +216,69 @@ VIGILO_AVX512 inline void Combine8(const ListContext& ctx, const float* offsets,
     v = _mm512_add_pd(_mm512_sub_pd(base, _mm512_mul_pd(two, _mm512_add_pd(os, _mm512_mul_pd(sc, dot)))), r2);
     v = _mm512_max_pd(_mm512_setzero_pd(), v);
   } else {
+    (void)code_sum;
+    (void)code_sq;
     v = _mm512_sub_pd(base, _mm512_add_pd(os, _mm512_mul_pd(sc, dot)));
   }
   _mm256_storeu_ps(out, _mm512_cvtpd_ps(v));
 }
 
+// LVQ8 Σc and Σc(c − 128) of one row into 8 int32 lanes, from 32-byte loads
+// (as CodeSums8; the last partial one masked).
+VIGILO_AVX512 inline void CodeSumsY(size_t d, __mmask32 rest, const uint8_t* code, __m256i& sum, __m256i& centred) {
+  const __m256i ones = _mm256_set1_epi8(1), flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  __m256i s = _mm256_setzero_si256(), c = s;
+  auto add = [&](__m256i b) VIGILO_AVX512 {
+    s = _mm256_dpbusd_epi32(s, b, ones);
+    c = _mm256_dpbusd_epi32(c, b, _mm256_xor_si256(b, flip));
+  };
+  size_t i = 0;
+  for (; i + 32 <= d; i += 32) add(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code + i)));
+  if (rest != 0) add(_mm256_maskz_loadu_epi8(rest, code + i));
+  sum = s;
+  centred = c;
+}
+
 // LVQ8 rows. kSums: the row loop computes the code sums (l2 without
-// precomputed ones). Eight rows' sums first, then their eight combinations at once.
+// precomputed ones). Eight rows at a time: their t vectors, folded together
+// (Fold8), their code sums reduced together (Sum8), then their eight
+// combinations at once; the last n mod 8 rows one at a time.
 template <Metric kMetric, bool kSums>
 VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out) {
   const float* w = ctx.weights.data();
-  const Plan plan = MakePlan(ctx.dimension);
+  const size_t d = ctx.dimension;
+  const Plan plan = MakePlan(w, d);
+  const auto rest = d % 32 == 0 ? __mmask32{0} : static_cast<__mmask32>((uint64_t{1} << (d % 32)) - 1);
   constexpr bool kL2 = kMetric == Metric::kL2Squared;
   size_t r = 0;
   for (; r + 8 <= rows.n; r += 8) {
-    float dots[8];
-    uint32_t sums[8] = {}, squares[8] = {};
+    const uint8_t* codes = rows.codes + r * rows.stride;
+    __m256 t[8];
+    __m256i sums[8], centred[8];
     for (size_t k = 0; k < 8; ++k) {
-      const RowSums s = RowLvq8<kSums>(w, plan, rows.codes + (r + k) * rows.stride);
-      dots[k] = s.dot;
-      if constexpr (kL2) {
-        sums[k] = kSums ? s.code_sum : rows.sums[r + k].sum;
-        squares[k] = kSums ? s.code_sq : rows.sums[r + k].squares;
+      t[k] = RowT(w, plan, codes + k * rows.stride);
+      if constexpr (kSums) {
+        if (d <= 128) {
+          CodeSumsY(d, rest, codes + k * rows.stride, sums[k], centred[k]);
+        } else {
+          CodeSums8(plan, codes + k * rows.stride, sums[k], centred[k]);
+        }
       }
     }
-    Combine8<kMetric>(ctx, rows.offsets + r, rows.scales + r, dots, sums, squares, out + r);
+    __m256i code_sum = _mm256_setzero_si256(), code_sq = code_sum;
+    if constexpr (kSums) {
+      code_sum = Sum8(sums);
+      code_sq = _mm256_add_epi32(Sum8(centred), _mm256_slli_epi32(code_sum, 7));
+    } else if constexpr (kL2) {
+      alignas(32) uint32_t s[8], q[8];
+      for (size_t k = 0; k < 8; ++k) {
+        s[k] = rows.sums[r + k].sum;
+        q[k] = rows.sums[r + k].squares;
+      }
+      code_sum = _mm256_load_si256(reinterpret_cast<const __m256i*>(s));
+      code_sq = _mm256_load_si256(reinterpret_cast<const __m256i*>(q));
+    }
+    Combine8<kMetric>(ctx, rows.offsets + r, rows.scales + r, Fold8(t), code_sum, code_sq, out + r);
   }
   for (; r < rows.n; ++r) {
     RowSums s = RowLvq8<kSums>(w, plan, rows.codes + r * rows.stride);
@@ -180,7 +291,7 @@ VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out
 }
 
 VIGILO_AVX512 RowSums OneRowLvq8(const ListContext& ctx, const uint8_t* code) {
-  return RowLvq8<true>(ctx.weights.data(), MakePlan(ctx.dimension), code);
+  return RowLvq8<true>(ctx.weights.data(), MakePlan(ctx.weights.data(), ctx.dimension), code);
 }
 
 }  // namespace
