@@ -191,7 +191,10 @@ bool HoldsProbe(const PostingsFile& f, const std::vector<uint32_t>& probed) {
 bool SelectCentroids(size_t nlist, size_t nprobe, const float* lower, const float* upper, std::vector<uint32_t>& order,
                      size_t& candidates, KthScratch& scratch) {
   bool finite = true;  // a finite upper proves the distance finite
-  for (size_t c = 0; c < nlist; ++c) finite &= std::isfinite(lower[c]) & std::isfinite(upper[c]);
+  for (size_t c = 0; c < nlist; ++c) {
+    finite &= std::isfinite(lower[c]);
+    finite &= std::isfinite(upper[c]);
+  }
   if (!finite) return false;
   const float bound = KthSmallest(upper, nlist, nprobe, scratch);
   candidates = 0;
