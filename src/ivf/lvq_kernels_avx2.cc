@@ -13,7 +13,9 @@
 // against ListContext::weights_split, so nibbles are never re-interleaved;
 // then one whole 16-block into a0, a1; then the partial block (an odd d's
 // last high nibble masked off), zero-padded, into the next pair. Fold:
-// (a0 + a1) + (a2 + a3), then 256 → 128 → 64 → 32 bits. The partial block's
+// (a0 + a1) + (a2 + a3), then 256 → 128 → 64 → 32 bits; LVQ8 rows eight at
+// a time, the last step for eight rows at once (FoldLanes8), which also says
+// why LVQ8's first products can be the accumulators. The partial block's
 // bytes are the last 8 bytes of the row shifted down (no read past the row)
 // unless the row is shorter than 8 bytes. The code sums are exact integers
 // (LVQ8: SAD for Σc, 16-bit madd for Σc²; LVQ4: 32-bit lanes, madd for Σc²).
@@ -57,6 +59,15 @@ VIGILO_AVX2 inline float Fold(__m256 a0, __m256 a1, __m256 a2, __m256 a3) { retu
 // one rounding of the same two floats, and float addition is commutative),
 // so each row's W has the same bits. t[r] is row r's t; the result holds rows
 // 0…7 in lanes 0…7.
+//
+// Then + 0.0, for the LVQ8 rows' first products: RowLvq8T sets the
+// accumulators to the first 32-element step's products instead of adding
+// them to +0.0 (four adds fewer per row). fl(+0.0 + p) is p except for
+// p = −0.0, which gives +0.0; so every lane, and every sum the fold makes of
+// them, equals the normative value or is −0.0 where that is +0.0 (−0.0 + x
+// = +0.0 + x for x ≠ ±0, −0.0 + (+0.0) = +0.0, −0.0 + (−0.0) = −0.0). The
+// normative W is never −0.0 (no lane is), so adding +0.0 to W turns −0.0
+// into +0.0 and leaves every other value as it is: W is the normative one.
 VIGILO_AVX2 inline __m256 FoldLanes8(const __m256 (&t)[8]) {
   __m256 p[4];  // p[j] = [s(row j) | s(row j + 4)], s_k = t_k + t_{k+4}
   for (int j = 0; j < 4; ++j) {
@@ -67,9 +78,15 @@ VIGILO_AVX2 inline __m256 FoldLanes8(const __m256 (&t)[8]) {
                                    _mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(3, 2, 3, 2)));
   const __m256 q23 = _mm256_add_ps(_mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(1, 0, 1, 0)),
                                    _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(3, 2, 3, 2)));
-  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7].
-  return _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
-                       _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7]; then + 0.0 (below).
+  const __m256 w = _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm256_add_ps(w, _mm256_setzero_ps());
+}
+
+// FoldLanes of an LVQ8 row, whose first products were its accumulators: + 0.0 (FoldLanes8).
+VIGILO_AVX2 inline float FoldLanesLvq8(__m256 v) {
+  return _mm_cvtss_f32(_mm_add_ss(_mm_set_ss(FoldLanes(v)), _mm_setzero_ps()));
 }
 
 // Lane r: the sum of v[r]'s eight int32 lanes (exact: any order).
@@ -153,6 +170,17 @@ VIGILO_AVX2 inline void Block8(__m256& acc, __m256i c, __m256 w, __m256i& sum, _
 }
 
 // One row's t (FoldT) and, kSums, its code sums as int32 lanes (Σc, Σc²).
+// Σc (in 64-bit lanes) and Σc² (in 32-bit lanes) of 32 code bytes; lane
+// order does not matter for exact sums: unpack against zero in place.
+VIGILO_AVX2 inline void Sums32(const uint8_t* p, __m256i& sum64, __m256i& sq) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  sum64 = _mm256_add_epi64(sum64, _mm256_sad_epu8(b, zero));
+  const __m256i lo = _mm256_unpacklo_epi8(b, zero);
+  const __m256i hi = _mm256_unpackhi_epi8(b, zero);
+  sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
+}
+
 template <bool kSums>
 VIGILO_AVX2 inline __m256 RowLvq8T(const float* w, const Plan& plan, const uint8_t* code, __m256i& code_sum,
                                    __m256i& code_sq) {
@@ -160,20 +188,21 @@ VIGILO_AVX2 inline __m256 RowLvq8T(const float* w, const Plan& plan, const uint8
   const __m256i zero = _mm256_setzero_si256();
   __m256i sum64 = zero, sum32 = zero, sq = zero;
   size_t i = 0;
+  if (plan.main_end != 0) {  // the first products are the accumulators (FoldLanes8 on why that is exact)
+    a0 = Product(Load8(code), w);
+    a1 = Product(Load8(code + 8), w + 8);
+    a2 = Product(Load8(code + 16), w + 16);
+    a3 = Product(Load8(code + 24), w + 24);
+    if constexpr (kSums) Sums32(code, sum64, sq);
+    i = 32;
+  }
   for (; i < plan.main_end; i += 32) {
     const uint8_t* p = code + i;
     a0 = _mm256_add_ps(a0, Product(Load8(p), w + i));
     a1 = _mm256_add_ps(a1, Product(Load8(p + 8), w + i + 8));
     a2 = _mm256_add_ps(a2, Product(Load8(p + 16), w + i + 16));
     a3 = _mm256_add_ps(a3, Product(Load8(p + 24), w + i + 24));
-    if constexpr (kSums) {
-      // Lane order does not matter for exact sums: unpack against zero in place.
-      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-      sum64 = _mm256_add_epi64(sum64, _mm256_sad_epu8(b, zero));
-      const __m256i lo = _mm256_unpacklo_epi8(b, zero);
-      const __m256i hi = _mm256_unpackhi_epi8(b, zero);
-      sq = _mm256_add_epi32(sq, _mm256_add_epi32(_mm256_madd_epi16(lo, lo), _mm256_madd_epi16(hi, hi)));
-    }
+    if constexpr (kSums) Sums32(p, sum64, sq);
   }
   if (plan.blocks >= 1) {
     Block8<kSums>(a0, Load8(code + i), _mm256_loadu_ps(w + i), sum32, sq);
@@ -208,7 +237,7 @@ VIGILO_AVX2 inline __m256 RowLvq8T(const float* w, const Plan& plan, const uint8
 template <bool kSums>
 VIGILO_AVX2 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
   __m256i sum, sq;
-  const float dot = FoldLanes(RowLvq8T<kSums>(w, plan, code, sum, sq));
+  const float dot = FoldLanesLvq8(RowLvq8T<kSums>(w, plan, code, sum, sq));
   uint64_t code_sum = 0, code_sq = 0;
   if constexpr (kSums) {
     code_sum = HorizontalSumI32(sum);

@@ -7,10 +7,16 @@
 // four 8-lane accumulators held in one 16-lane register: z0 = [A0 | A1],
 // z1 = [A2 | A3]. LVQ8: 32 consecutive elements per step, the first 16 into
 // z0 (8-blocks 4k, 4k+1 → A0, A1) and the next 16 into z1 (A2, A3) — exactly
-// the AVX2 loop's slots. The last d mod 32 elements are one more step with a
-// masked (zero-filling, never faulting) load of the codes and the weights:
-// the padding adds +0.0 products, which leave a lane unchanged. Fold: lo + hi
-// of z0 is A0 + A1 and of z1 is A2 + A3 lanewise, then the AVX2 fold.
+// the AVX2 loop's slots; the first step's products are the accumulators
+// (FirstProducts, below, on why that is exact). The last d mod 32 elements
+// are a 16-lane step per whole or partial 16-block, except that up to 8
+// elements starting a 16-block take an 8-lane step, with masked
+// (zero-filling, never faulting) loads of the codes and the weights: the
+// padding adds +0.0 products, which leave a lane unchanged. t = (A0 + A1) +
+// (A2 + A3) lanewise from the halves of z0 and z1; rows are scored eight at a
+// time, their eight t folded together lanewise after a transpose (Fold8),
+// their code sums reduced together (Sum8) and their distances combined in
+// 8-wide double (Combine8).
 // LVQ4 rows go to the AVX2 loop: a 512-bit form (each 16-block's bytes in
 // both halves, nibbles split by a variable shift) measured 15–20% slower on
 // AMD EPYC, the unpacking costing more than the wider lanes saved.
@@ -39,7 +45,7 @@ VIGILO_AVX512 inline float Fold(__m256 t) {
   const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
   const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
   const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
-  return _mm_cvtss_f32(s1);
+  return _mm_cvtss_f32(_mm_add_ss(s1, _mm_setzero_ps()));  // FirstProducts
 }
 
 // The same fold for eight rows at once, lanewise across rows after a
@@ -57,9 +63,10 @@ VIGILO_AVX512 inline __m256 Fold8(const __m256 (&t)[8]) {
                                    _mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(3, 2, 3, 2)));
   const __m256 q23 = _mm256_add_ps(_mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(1, 0, 1, 0)),
                                    _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(3, 2, 3, 2)));
-  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7].
-  return _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
-                       _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7]; then + 0.0 (FirstProducts).
+  const __m256 w = _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm256_add_ps(w, _mm256_setzero_ps());
 }
 
 // Lane r: the sum of v[r]'s eight int32 lanes (exact: any order).
@@ -146,10 +153,29 @@ VIGILO_AVX512 inline void CodeSums8(const Plan& plan, const uint8_t* code, __m25
   centred = _mm256_add_epi32(_mm512_castsi512_si256(c), High(c));
 }
 
+// FirstProducts: the first 32-element step sets the accumulators to its
+// products instead of adding them to +0.0 (two 16-lane adds fewer per row, on
+// the FP add pipes that bound this loop). fl(+0.0 + p) is p except for
+// p = −0.0, which gives +0.0; so every lane, and every sum the fold makes of
+// them, equals the normative value or is −0.0 where that is +0.0 (−0.0 + x
+// = +0.0 + x for x ≠ ±0, −0.0 + (+0.0) = +0.0, −0.0 + (−0.0) = −0.0). The
+// normative W is never −0.0 (no lane is), so the fold's last step adds +0.0
+// to W, which turns −0.0 into +0.0 and leaves every other value as it is:
+// W is the normative one bit for bit.
+//
 // One row's t = (A0 + A1) + (A2 + A3), lanewise.
 VIGILO_AVX512 inline __m256 RowT(const float* w, const Plan& plan, const uint8_t* code) {
   __m512 z0 = _mm512_setzero_ps(), z1 = z0;
   size_t i = 0;
+  if (plan.main_end != 0) {
+    // The first products are the accumulators (not +0.0 + p; see FirstProducts).
+    z0 = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code)))),
+                       _mm512_loadu_ps(w));
+    z1 = _mm512_mul_ps(
+        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + 16)))),
+        _mm512_loadu_ps(w + 16));
+    i = 32;
+  }
   for (; i < plan.main_end; i += 32) {
     const __m512i c0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i)));
     const __m512i c1 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code + i + 16)));
