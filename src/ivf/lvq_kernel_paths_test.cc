@@ -218,6 +218,37 @@ TEST(LvqKernelPathsTest, EveryPathIsBitIdenticalOnAdversarialInputs) {
   }
 }
 
+// W's zero is +0.0: every lane starts at +0.0, so a row whose products are
+// all −0.0 (negative weights, zero codes) sums to +0.0. A path that took its
+// first products as the accumulators (and forgot W + 0.0) would give −0.0,
+// which the families above need not produce; the distances of such rows,
+// eight and more at a time, must keep their bits too.
+TEST(LvqKernelPathsTest, NegativeWeightsOnZeroCodesSumToPlusZero) {
+  for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
+    for (size_t d : {size_t{1}, size_t{8}, size_t{31}, size_t{32}, size_t{33}, size_t{64}, size_t{100}, size_t{784}}) {
+      std::vector<float> q(d), centroid(d, 0.0f);
+      for (size_t i = 0; i < d; ++i) q[i] = -0.25f - static_cast<float>(i % 7);
+      auto ctx = PrepareList(metric, Encoding::kLvq8, q, centroid);
+      ASSERT_TRUE(ctx.ok());
+      constexpr size_t kRows = 19;  // two eight-row groups and a tail
+      std::vector<uint8_t> codes(kRows * d, 0);
+      std::vector<float> offsets(kRows, 0.0f), scales(kRows, 1.0f);
+      const RowBlock block{kRows, offsets.data(), scales.data(), codes.data(), d, nullptr};
+      std::vector<float> want(kRows), got(kRows);
+      ASSERT_TRUE(ScoreBlockWith(KernelPath::kScalar, *ctx, block, want.data()).ok());
+      for (KernelPath path : Paths()) {
+        EXPECT_EQ(Bits(PathSums(path, *ctx, codes.data()).dot), Bits(0.0f))
+            << MetricName(metric) << " d=" << d << " " << KernelPathName(path);
+        ASSERT_TRUE(ScoreBlockWith(path, *ctx, block, got.data()).ok());
+        for (size_t r = 0; r < kRows; ++r) {
+          EXPECT_EQ(Bits(got[r]), Bits(want[r])) << MetricName(metric) << " d=" << d << " " << KernelPathName(path)
+                                                 << " row " << r;
+        }
+      }
+    }
+  }
+}
+
 // The mixed-magnitude family is what makes the order observable: on it a
 // plain sequential float sum differs from W (the normative order) on many
 // rows, so a path that summed in another order would have been caught above.
