@@ -14,8 +14,8 @@
 // (zero-filling, never faulting) loads of the codes and the weights: the
 // padding adds +0.0 products, which leave a lane unchanged. t = (A0 + A1) +
 // (A2 + A3) lanewise from the halves of z0 and z1; rows are scored eight at a
-// time, their eight t folded together lanewise after a transpose (Fold8),
-// their code sums reduced together (Sum8) and their distances combined in
+// time, their eight t folded together lanewise after a transpose (fold::FoldLanes8),
+// their code sums reduced together (fold::Sum8) and their distances combined in
 // 8-wide double (Combine8).
 // LVQ4 rows go to the AVX2 loop: a 512-bit form (each 16-block's bytes in
 // both halves, nibbles split by a variable shift) measured 15–20% slower on
@@ -32,6 +32,8 @@
 #endif
 #include <immintrin.h>
 
+#include "lvq_fold_avx2.h"
+
 #define VIGILO_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 namespace vigilo::ivf::kernels_internal {
@@ -39,46 +41,6 @@ namespace {
 
 VIGILO_AVX512 inline __m256 High(__m512 z) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1)); }
 VIGILO_AVX512 inline __m256i High(__m512i z) { return _mm512_extracti64x4_epi64(z, 1); }
-
-// The normative fold of one row's t = (A0 + A1) + (A2 + A3): lanes (k, k+4), (k, k+2), (0, 1).
-VIGILO_AVX512 inline float Fold(__m256 t) {
-  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-  const __m128 s1 = _mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1));
-  return _mm_cvtss_f32(_mm_add_ss(s1, _mm_setzero_ps()));  // FirstProducts
-}
-
-// The same fold for eight rows at once, lanewise across rows after a
-// transpose: every row's lanes are added in exactly Fold's pairs (each
-// addition is one rounding of the same two floats, and float addition is
-// commutative), so each row's W has Fold's bits. t[r] is row r's t; the
-// result holds rows 0…7 in lanes 0…7.
-VIGILO_AVX512 inline __m256 Fold8(const __m256 (&t)[8]) {
-  __m256 p[4];  // p[j] = [s(row j) | s(row j + 4)], s_k = t_k + t_{k+4}
-  for (int j = 0; j < 4; ++j) {
-    p[j] = _mm256_add_ps(_mm256_permute2f128_ps(t[j], t[j + 4], 0x20), _mm256_permute2f128_ps(t[j], t[j + 4], 0x31));
-  }
-  // e0 = s0 + s2, e1 = s1 + s3: q01 = [e(row 0), e(row 1) | e(row 4), e(row 5)], q23 likewise for rows 2, 3, 6, 7.
-  const __m256 q01 = _mm256_add_ps(_mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm256_shuffle_ps(p[0], p[1], _MM_SHUFFLE(3, 2, 3, 2)));
-  const __m256 q23 = _mm256_add_ps(_mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm256_shuffle_ps(p[2], p[3], _MM_SHUFFLE(3, 2, 3, 2)));
-  // W = e0 + e1, rows [0, 1, 2, 3 | 4, 5, 6, 7]; then + 0.0 (FirstProducts).
-  const __m256 w = _mm256_add_ps(_mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
-                                 _mm256_shuffle_ps(q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
-  return _mm256_add_ps(w, _mm256_setzero_ps());
-}
-
-// Lane r: the sum of v[r]'s eight int32 lanes (exact: any order).
-VIGILO_AVX512 inline __m256i Sum8(const __m256i (&v)[8]) {
-  __m256i w[4];
-  for (int j = 0; j < 4; ++j) {
-    w[j] = _mm256_add_epi32(_mm256_unpacklo_epi32(v[2 * j], v[2 * j + 1]), _mm256_unpackhi_epi32(v[2 * j], v[2 * j + 1]));
-  }
-  const __m256i x0 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[0], w[1]), _mm256_unpackhi_epi64(w[0], w[1]));
-  const __m256i x1 = _mm256_add_epi32(_mm256_unpacklo_epi64(w[2], w[3]), _mm256_unpackhi_epi64(w[2], w[3]));
-  return _mm256_add_epi32(_mm256_permute2x128_si256(x0, x1, 0x20), _mm256_permute2x128_si256(x0, x1, 0x31));
-}
 
 VIGILO_AVX512 inline int64_t HorizontalSum(__m256i v) {
   const __m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -206,7 +168,7 @@ VIGILO_AVX512 inline __m256 RowT(const float* w, const Plan& plan, const uint8_t
 
 template <bool kSums>
 VIGILO_AVX512 inline RowSums RowLvq8(const float* w, const Plan& plan, const uint8_t* code) {
-  RowSums s{Fold(RowT(w, plan, code)), 0, 0};
+  RowSums s{fold::FoldLanesLvq8(RowT(w, plan, code)), 0, 0};
   if constexpr (kSums) {
     __m256i sum, centred;
     CodeSums8(plan, code, sum, centred);
@@ -267,7 +229,7 @@ VIGILO_AVX512 inline void CodeSumsY(size_t d, __mmask32 rest, const uint8_t* cod
 
 // LVQ8 rows. kSums: the row loop computes the code sums (l2 without
 // precomputed ones). Eight rows at a time: their t vectors, folded together
-// (Fold8), their code sums reduced together (Sum8), then their eight
+// (fold::FoldLanes8), their code sums reduced together (fold::Sum8), then their eight
 // combinations at once; the last n mod 8 rows one at a time.
 template <Metric kMetric, bool kSums>
 VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out) {
@@ -293,8 +255,8 @@ VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out
     }
     __m256i code_sum = _mm256_setzero_si256(), code_sq = code_sum;
     if constexpr (kSums) {
-      code_sum = Sum8(sums);
-      code_sq = _mm256_add_epi32(Sum8(centred), _mm256_slli_epi32(code_sum, 7));
+      code_sum = fold::Sum8(sums);
+      code_sq = _mm256_add_epi32(fold::Sum8(centred), _mm256_slli_epi32(code_sum, 7));
     } else if constexpr (kL2) {
       alignas(32) uint32_t s[8], q[8];
       for (size_t k = 0; k < 8; ++k) {
@@ -304,7 +266,7 @@ VIGILO_AVX512 void Rows(const ListContext& ctx, const RowBlock& rows, float* out
       code_sum = _mm256_load_si256(reinterpret_cast<const __m256i*>(s));
       code_sq = _mm256_load_si256(reinterpret_cast<const __m256i*>(q));
     }
-    Combine8<kMetric>(ctx, rows.offsets + r, rows.scales + r, Fold8(t), code_sum, code_sq, out + r);
+    Combine8<kMetric>(ctx, rows.offsets + r, rows.scales + r, fold::FoldLanes8(t), code_sum, code_sq, out + r);
   }
   for (; r < rows.n; ++r) {
     RowSums s = RowLvq8<kSums>(w, plan, rows.codes + r * rows.stride);

@@ -59,7 +59,6 @@ struct PostingsGroup {
         more_ = std::move(runs);
       }
     }
-    void clear() { set({}); }
 
    private:
     size_t count_ = 0;
