@@ -157,11 +157,12 @@ void Screen(KernelPath path, const ScreenContext& ctx, const RowBlock& rows, flo
 }
 
 // The usable contexts of the first one's dimension and metric go to the
-// AVX2 multi screen kMultiBatch at a time (on the AVX-512 path too: the same
-// integers, hence the same bounds); every other context is screened alone
-// (the portable path screens them all alone: the same bounds).
+// path's multi screen kMultiBatch at a time (the same integers, hence the
+// same bounds); every other context is screened alone (the portable path
+// screens them all alone: the same bounds).
 void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m, const RowBlock& rows,
                  float* const* lower, float* const* upper) {
+  const auto multi = path == KernelPath::kAvx512 ? ScreenRowsAvx512Multi : ScreenRowsAvx2Multi;
   const ScreenContext* batch[kMultiBatch];
   float* batch_lower[kMultiBatch];
   float* batch_upper[kMultiBatch];
@@ -182,14 +183,14 @@ void ScreenMulti(KernelPath path, const ScreenContext* const* contexts, size_t m
     batch_lower[in_batch] = lower[j];
     batch_upper[in_batch] = upper[j];
     if (++in_batch == kMultiBatch) {
-      ScreenRowsAvx2Multi(batch, in_batch, rows, batch_lower, batch_upper);
+      multi(batch, in_batch, rows, batch_lower, batch_upper);
       in_batch = 0;
     }
   }
   if (in_batch == 1) {
     Screen(path, *batch[0], rows, batch_lower[0], batch_upper[0]);  // one context: its own four-row tiles
   } else if (in_batch > 1) {
-    ScreenRowsAvx2Multi(batch, in_batch, rows, batch_lower, batch_upper);
+    multi(batch, in_batch, rows, batch_lower, batch_upper);
   }
 }
 

@@ -388,38 +388,22 @@ VIGILO_AVX2 void MultiDots(const ScreenContext* const* ctx, const uint8_t* codes
 }
 
 template <Metric kMetric>
-VIGILO_AVX2 void MultiRows(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, float* const* lower,
-                           float* const* upper) {
-  double dots[kTileQueries][kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
-  CodeSums own[kBoundBatch];
-  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
-    const size_t n = std::min(kBoundBatch, rows.n - first);
-    const uint8_t* codes = rows.codes + first * rows.stride;
-    for (size_t r = 0; r < n; ++r) {
-      if (first + n + r < rows.n) Prefetch(*ctx[0], codes + (n + r) * rows.stride);  // the next batch
+void MultiRows(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, float* const* lower,
+               float* const* upper) {
+  auto dots = [](const ScreenContext* const* tile, size_t count, const uint8_t* codes, size_t stride, size_t n,
+                 double(*out)[kBoundBatch]) VIGILO_AVX2 {
+    switch (count) {
+      case 1: MultiDots<1>(tile, codes, stride, n, out); break;
+      case 2: MultiDots<std::min<size_t>(2, kTileQueries)>(tile, codes, stride, n, out); break;
+      case 3: MultiDots<std::min<size_t>(3, kTileQueries)>(tile, codes, stride, n, out); break;
+      default: MultiDots<kTileQueries>(tile, codes, stride, n, out); break;
     }
-    if constexpr (kMetric == Metric::kL2Squared) {  // the rows' sums, once for every context
-      const CodeSums* s = rows.sums != nullptr ? rows.sums + first : own;
-      if (rows.sums == nullptr) kernels_internal::CodeSumsLvq8Avx2(ctx[0]->dimension, n, codes, rows.stride, own);
-      for (size_t k = 0; k < n; ++k) {
-        sums[k] = s[k].sum;
-        squares[k] = s[k].squares;
-      }
-    }
-    for (size_t j = 0; j < m; j += kTileQueries) {
-      const size_t count = std::min(kTileQueries, m - j);
-      switch (count) {
-        case 1: MultiDots<1>(ctx + j, codes, rows.stride, n, dots); break;
-        case 2: MultiDots<std::min<size_t>(2, kTileQueries)>(ctx + j, codes, rows.stride, n, dots); break;
-        case 3: MultiDots<std::min<size_t>(3, kTileQueries)>(ctx + j, codes, rows.stride, n, dots); break;
-        default: MultiDots<kTileQueries>(ctx + j, codes, rows.stride, n, dots); break;
-      }
-      for (size_t k = 0; k < count; ++k) {
-        BoundRows4<kMetric>(*ctx[j + k], n, rows.offsets + first, rows.scales + first, dots[k], sums, squares,
-                            lower[j + k] + first, upper[j + k] + first);
-      }
-    }
-  }
+  };
+  const size_t d = ctx[0]->dimension;
+  auto sums = [d](size_t n, const uint8_t* codes, size_t stride, CodeSums* out) {
+    kernels_internal::CodeSumsLvq8Avx2(d, n, codes, stride, out);
+  };
+  MultiRowsWith<kMetric, kTileQueries>(ctx, m, rows, lower, upper, dots, sums, BoundRows4<kMetric>);
 }
 
 }  // namespace

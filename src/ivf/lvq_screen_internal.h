@@ -65,7 +65,7 @@ Status ScreenBlockWith(KernelPath path, const ScreenContext& ctx, const RowBlock
 // contexts[j]'s bounds go to lower[j][r], upper[j][r], bit for bit those of
 // ScreenBlock(*contexts[j], rows, …). The usable contexts should share one
 // dimension and metric (those that do not are screened one by one). The
-// AVX2 path loads and splits each row's codes once for several contexts;
+// AVX2 and AVX-512 paths load each row's codes once for several contexts;
 // the portable one screens context by context.
 void ScreenBlockMulti(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
                       float* const* upper);
@@ -204,10 +204,52 @@ void ScreenRowsPortable(const ScreenContext& ctx, const RowBlock& rows, float* l
 void ScreenRowsAvx2(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
 // Only when kernels_internal::Avx512Supported(): the same bounds, bit for bit.
 void ScreenRowsAvx512(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper);
-// ScreenRowsAvx2 for m ≤ kMultiBatch usable contexts of one dimension and metric
-// (the AVX-512 path uses it too for several contexts: the same integers).
+// ScreenRowsAvx2 and ScreenRowsAvx512 for m ≤ kMultiBatch usable contexts of
+// one dimension and metric, each row's codes loaded once for several contexts.
 constexpr size_t kMultiBatch = 16;
 void ScreenRowsAvx2Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
                          float* const* upper);
+void ScreenRowsAvx512Multi(const ScreenContext* const* contexts, size_t m, const RowBlock& rows, float* const* lower,
+                           float* const* upper);
+
+// The multi screens' shared loop, kBoundBatch rows at a time: the next
+// batch's rows prefetched, the rows' l2 code sums taken once for every
+// context (rows.sums, else code_sums(n, codes, stride, out)), then the
+// contexts in tiles of up to kTile: dots(tile, count, codes, stride, n, dots)
+// sets dots[k][r] to row r's exact Σq·c for the tile's context k, and
+// bound(ctx, n, offsets, scales, dots, sums, squares, lower, upper) is the
+// path's BoundRows.
+template <Metric kMetric, size_t kTile, class Dots, class Sums, class Bound>
+void MultiRowsWith(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, float* const* lower,
+                   float* const* upper, Dots dots_of, Sums code_sums, Bound bound) {
+  double dots[kTile][kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
+  CodeSums own[kBoundBatch];
+  const size_t d = ctx[0]->dimension;
+  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
+    const size_t n = rows.n - first < kBoundBatch ? rows.n - first : kBoundBatch;
+    const uint8_t* codes = rows.codes + first * rows.stride;
+    for (size_t r = 0; r < n && first + n + r < rows.n; ++r) {  // the next batch
+      const uint8_t* row = codes + (n + r) * rows.stride;
+      for (size_t at = 0; at < d; at += 64) __builtin_prefetch(row + at);
+      __builtin_prefetch(row + d - 1);
+    }
+    if constexpr (kMetric == Metric::kL2Squared) {
+      const CodeSums* s = rows.sums != nullptr ? rows.sums + first : own;
+      if (rows.sums == nullptr) code_sums(n, codes, rows.stride, own);
+      for (size_t k = 0; k < n; ++k) {
+        sums[k] = s[k].sum;
+        squares[k] = s[k].squares;
+      }
+    }
+    for (size_t j = 0; j < m; j += kTile) {
+      const size_t count = m - j < kTile ? m - j : kTile;
+      dots_of(ctx + j, count, codes, rows.stride, n, dots);
+      for (size_t k = 0; k < count; ++k) {
+        bound(*ctx[j + k], n, rows.offsets + first, rows.scales + first, dots[k], sums, squares,
+              lower[j + k] + first, upper[j + k] + first);
+      }
+    }
+  }
+}
 
 }  // namespace vigilo::ivf::screen
