@@ -131,12 +131,13 @@ bool ForceKernelPath(std::string_view name) {
 
 namespace {
 
-// K lists' weights and double sums in one pass: each list's sums in the
-// normative order (increasing i), the K dependency chains interleaved so they
-// do not wait on one another's add latency. Bit for bit one list at a time.
+// K lists' weights and double sums in one pass, list j for (qs[j], cs[j])
+// (one query against K centroids, or K queries against one centroid): each
+// list's sums in the normative order (increasing i), the K dependency chains
+// interleaved so they do not wait on one another's add latency. Bit for bit
+// one list at a time.
 template <size_t K>
-void PrepareGroup(Metric metric, std::span<const float> q, const std::span<const float>* centroids, ListContext* out) {
-  const size_t d = q.size();
+void PrepareGroup(Metric metric, size_t d, const float* const* qs, const float* const* cs, ListContext* out) {
   float* weights[K];
   for (size_t j = 0; j < K; ++j) {
     out[j].weights.resize(d);
@@ -149,28 +150,40 @@ void PrepareGroup(Metric metric, std::span<const float> q, const std::span<const
       for (size_t j = 0; j < K; ++j) {
         // q' is float32 (the kernels multiply it with the codes in float);
         // its square and the sums are exact or nearly so in double.
-        const float w = q[i] - centroids[j][i];
+        const float w = qs[j][i] - cs[j][i];
         weights[j][i] = w;
         sum[j] += w;
         base[j] += static_cast<double>(w) * w;
       }
     }
   } else {
-    double s = 0;
     double dot[K] = {};
     for (size_t i = 0; i < d; ++i) {
-      s += q[i];
-      for (size_t j = 0; j < K; ++j) dot[j] += static_cast<double>(q[i]) * centroids[j][i];
+      for (size_t j = 0; j < K; ++j) {
+        sum[j] += qs[j][i];
+        dot[j] += static_cast<double>(qs[j][i]) * cs[j][i];
+      }
     }
     for (size_t j = 0; j < K; ++j) {
-      std::copy(q.begin(), q.end(), weights[j]);
-      sum[j] = s;
+      std::copy(qs[j], qs[j] + d, weights[j]);
       base[j] = 1.0 - dot[j];
     }
   }
   for (size_t j = 0; j < K; ++j) {
     out[j].weight_sum = sum[j];
     out[j].base = base[j];
+  }
+}
+
+// PrepareGroup over n lists, four at a time.
+void PrepareGroups(Metric metric, size_t d, size_t n, const float* const* qs, const float* const* cs, ListContext* out) {
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) PrepareGroup<4>(metric, d, qs + j, cs + j, out + j);
+  switch (n - j) {
+    case 3: PrepareGroup<3>(metric, d, qs + j, cs + j, out + j); break;
+    case 2: PrepareGroup<2>(metric, d, qs + j, cs + j, out + j); break;
+    case 1: PrepareGroup<1>(metric, d, qs + j, cs + j, out + j); break;
+    default: break;
   }
 }
 
@@ -211,13 +224,50 @@ Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
   }
   VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
   for (const auto& c : centroids) VIGILO_RETURN_IF_ERROR(CheckFinite(c, "centroid"));
-  size_t j = 0;
-  for (; j + 4 <= centroids.size(); j += 4) PrepareGroup<4>(metric, q, &centroids[j], &out[j]);
-  switch (centroids.size() - j) {
-    case 3: PrepareGroup<3>(metric, q, &centroids[j], &out[j]); break;
-    case 2: PrepareGroup<2>(metric, q, &centroids[j], &out[j]); break;
-    case 1: PrepareGroup<1>(metric, q, &centroids[j], &out[j]); break;
-    default: break;
+  constexpr size_t kAtOnce = 64;  // pointer arrays on the stack
+  const float* qs[kAtOnce];
+  const float* cs[kAtOnce];
+  for (size_t first = 0; first < centroids.size(); first += kAtOnce) {
+    const size_t n = std::min(kAtOnce, centroids.size() - first);
+    for (size_t j = 0; j < n; ++j) {
+      qs[j] = q.data();
+      cs[j] = centroids[first + j].data();
+    }
+    PrepareGroups(metric, d, n, qs, cs, &out[first]);
+  }
+  for (ListContext& ctx : out) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, ctx));
+  return Status::Ok();
+}
+
+Status PrepareListsOfCentroid(Metric metric, Encoding encoding, std::span<const std::span<const float>> queries,
+                              std::span<const float> centroid_decoded, std::span<ListContext> out) {
+  if (out.size() != queries.size()) {
+    return InvalidArgument("scoring: " + std::to_string(queries.size()) + " queries for " +
+                           std::to_string(out.size()) + " contexts");
+  }
+  const size_t d = centroid_decoded.size();
+  for (const auto& q : queries) {
+    if (q.size() != d) {
+      return InvalidArgument("scoring: query has " + std::to_string(q.size()) + " elements, centroid " +
+                             std::to_string(d));
+    }
+  }
+  if (queries.empty()) return Status::Ok();
+  if (d == 0 || d > kMaxDimension) {
+    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
+  }
+  for (const auto& q : queries) VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
+  VIGILO_RETURN_IF_ERROR(CheckFinite(centroid_decoded, "centroid"));
+  constexpr size_t kAtOnce = 64;
+  const float* qs[kAtOnce];
+  const float* cs[kAtOnce];
+  for (size_t first = 0; first < queries.size(); first += kAtOnce) {
+    const size_t n = std::min(kAtOnce, queries.size() - first);
+    for (size_t j = 0; j < n; ++j) {
+      qs[j] = queries[first + j].data();
+      cs[j] = centroid_decoded.data();
+    }
+    PrepareGroups(metric, d, n, qs, cs, &out[first]);
   }
   for (ListContext& ctx : out) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, ctx));
   return Status::Ok();

@@ -682,5 +682,63 @@ TEST(LvqKernelsTest, PrepareListsNamesTheFirstError) {
   EXPECT_TRUE(status({}, q).ok());  // nothing to prepare
 }
 
+// PrepareListsOfCentroid (a row group's probers) makes each context exactly
+// as PrepareList does, bit for bit, for every group size.
+TEST(LvqKernelsTest, PrepareListsOfCentroidEqualsOneAtATime) {
+  std::mt19937 gen(31);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  auto bits = [](double x) {
+    uint64_t b = 0;
+    std::memcpy(&b, &x, 8);
+    return b;
+  };
+  for (size_t d : {1u, 7u, 100u, 784u}) {
+    std::vector<float> centroid(d);
+    for (float& x : centroid) x = value(gen);
+    for (size_t count : {1u, 2u, 3u, 4u, 5u, 9u, 70u}) {  // 70: past the 64 lists prepared at once
+      std::vector<std::vector<float>> queries(count, std::vector<float>(d));
+      for (auto& q : queries) {
+        for (float& x : q) x = value(gen);
+      }
+      std::vector<std::span<const float>> spans(queries.begin(), queries.end());
+      for (Metric m : kMetrics) {
+        for (Encoding e : {Encoding::kLvq8, Encoding::kLvq4}) {
+          std::vector<ListContext> together(count);
+          ASSERT_TRUE(PrepareListsOfCentroid(m, e, spans, centroid, together).ok());
+          for (size_t j = 0; j < count; ++j) {
+            auto alone = PrepareList(m, e, queries[j], centroid);
+            ASSERT_TRUE(alone.ok());
+            EXPECT_EQ(together[j].metric, alone->metric);
+            EXPECT_EQ(together[j].encoding, alone->encoding);
+            EXPECT_EQ(together[j].dimension, d);
+            EXPECT_TRUE(BitEqual(together[j].weights, alone->weights)) << d << " " << count << " " << j;
+            EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
+            EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << count << " " << j;
+            EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << count << " " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LvqKernelsTest, PrepareListsOfCentroidNamesTheFirstError) {
+  const std::vector<float> c{1, 2, 3}, good{0, 1, 2}, short_one{1, 2}, nan{1, NAN, 3};
+  std::vector<ListContext> out(2);
+  auto status = [&](std::vector<std::span<const float>> queries, std::vector<float> centroid) {
+    return PrepareListsOfCentroid(Metric::kL2Squared, Encoding::kLvq8, queries, centroid, out);
+  };
+  EXPECT_EQ(status({good, short_one}, c).message(), "scoring: query has 2 elements, centroid 3");
+  EXPECT_EQ(status({good, nan}, c).message(), "query element 1 is not finite");
+  EXPECT_EQ(status({nan, short_one}, c).message(), "scoring: query has 2 elements, centroid 3");  // sizes first
+  EXPECT_EQ(status({good, good}, {1, 2, INFINITY}).message(), "centroid element 2 is not finite");
+  EXPECT_EQ(status({nan, good}, {1, 2, INFINITY}).message(), "query element 1 is not finite");  // queries first
+  EXPECT_EQ(status({good}, c).message(), "scoring: 1 queries for 2 contexts");
+  EXPECT_EQ(status({{}, {}}, {}).message(), "scoring: dimension 0 is outside 1…65536");
+  EXPECT_TRUE(status({good, good}, c).ok());
+  out.clear();
+  EXPECT_TRUE(status({}, c).ok());  // nothing to prepare
+}
+
 }  // namespace
 }  // namespace vigilo::ivf

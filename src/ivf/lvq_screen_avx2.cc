@@ -259,7 +259,7 @@ VIGILO_AVX2 inline void Prefetch(const ScreenContext& ctx, const uint8_t* row) {
 template <Metric kMetric, bool kSums>
 VIGILO_AVX2 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
-  const bool small = ctx.dimension >= 16 && ctx.dimension <= std::min(kSmallMax, kFourRowsMax);
+  const bool small = ctx.dimension >= 16 && ctx.dimension <= std::min(kSmallMax, rows.cached ? kSmallMax : kFourRowsMax);
   // d ≤ 256: a row's whole Σq·c is below 256·32767·255 < 2^31, so the four
   // rows are reduced in int32.
   const bool narrow = ctx.dimension <= 256;

@@ -234,7 +234,7 @@ template <Metric kMetric, bool kSums>
 VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
   const Masks masks = MakeMasks(ctx.dimension);
-  const bool small = ctx.dimension <= std::min(kSmallMax, kFourRowsMax);
+  const bool small = ctx.dimension <= std::min(kSmallMax, rows.cached ? kSmallMax : kFourRowsMax);
   const bool narrow = ctx.dimension <= 256;  // a row's whole Σq·c below 256·32767·255 < 2^31
   for (size_t first = 0; first < rows.n; first += kBoundBatch) {
     const size_t n = std::min(kBoundBatch, rows.n - first);

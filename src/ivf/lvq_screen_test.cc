@@ -101,6 +101,14 @@ double CheckBounds(const ListContext& ctx, const Rows& rows, bool with_sums) {
   bool first = true;
   for (KernelPath p : ScreenPaths()) {
     EXPECT_TRUE(screen::ScreenBlockWith(p, sc, block, lower.data(), upper.data()).ok());
+    {  // rows in cache (four side by side at any d ≤ 2048): the same bounds
+      RowBlock cached = block;
+      cached.cached = true;
+      std::vector<float> lower_c(block.n), upper_c(block.n);
+      EXPECT_TRUE(screen::ScreenBlockWith(p, sc, cached, lower_c.data(), upper_c.data()).ok());
+      EXPECT_EQ(0, std::memcmp(lower_c.data(), lower.data(), block.n * sizeof(float))) << KernelPathName(p);
+      EXPECT_EQ(0, std::memcmp(upper_c.data(), upper.data(), block.n * sizeof(float))) << KernelPathName(p);
+    }
     for (size_t r = 0; r < block.n; ++r) {
       if (std::isfinite(upper[r])) {
         EXPECT_TRUE(std::isfinite(exact[r])) << "row " << r;

@@ -337,7 +337,8 @@ Status QueryRun::Advance() {
     distance.resize(nlist);
     order.resize(nlist);
     const RowBlock all{nlist, reader_.state().centroid_offsets.data(), reader_.state().centroid_scales.data(),
-                       reader_.state().centroid_codes.data(), d, reader_.state().centroid_code_sums.data()};
+                       reader_.state().centroid_codes.data(), d, reader_.state().centroid_code_sums.data(),
+                       /*cached=*/true};
     // With the screen, the queries go kRankBatch at a time: their contexts
     // prepared and every centroid's bounds computed for all of them in one
     // pass over the centroid codes, then each ranked in turn.
@@ -677,7 +678,8 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::vector<size_t> group_slot;
   std::vector<ListContext> group_lists;
   std::vector<screen::ScreenContext> group_screens;
-  std::vector<uint8_t> group_list_ready;
+  std::vector<uint8_t> group_list_ready, group_screen_ready;
+  std::vector<std::span<const float>> group_queries;
   std::vector<const screen::ScreenContext*> group_contexts;
   std::vector<float> group_lower, group_upper;
   std::vector<float*> lower_at, upper_at;
@@ -761,6 +763,17 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           group_lists.resize(probes.size());
           group_screens.resize(probes.size());
         }
+        group_screen_ready.assign(probes.size(), 0);
+        if (!prepared_up_front) {
+          // Every prober's list at once, their sums side by side. A failure
+          // is left to each query's own turn below, which meets it again.
+          group_queries.clear();
+          for (const auto& [q, context] : probes) group_queries.emplace_back(queries_[q]);
+          const bool ready = PrepareListsOfCentroid(m.index.metric, m.index.encoding, group_queries, centroid,
+                                                    std::span<ListContext>(group_lists).first(probes.size()))
+                                 .ok();
+          group_list_ready.assign(probes.size(), ready ? 1 : 0);
+        }
         group_contexts.clear();
         for (size_t j = 0; j < probes.size(); ++j) {
           const uint32_t q = probes[j].first;
@@ -769,10 +782,9 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           if (prepared_up_front) {
             group_contexts.push_back(&ready_screen(q, context));
           } else {
-            // A failure is left to the query's own turn below, which meets it again.
-            if (!PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, group_lists[j]).ok()) continue;
-            group_list_ready[j] = 1;
+            if (!group_list_ready[j]) continue;
             screen::PrepareScreen(group_lists[j], group_screens[j]);
+            group_screen_ready[j] = 1;
             group_contexts.push_back(&group_screens[j]);
           }
           group_slot[j] = group_contexts.size() - 1;
@@ -815,9 +827,9 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         // exactly. Its distance is proven finite too, so no error is skipped.
         // While the heap fills, the rows that fill it are scored exactly first.
         auto screen_context = [&]() -> const screen::ScreenContext* {
-          if (list_ready) return &group_screens[probe];
+          if (group_screen && group_screen_ready[probe]) return &group_screens[probe];
           if (!prepared_up_front) {
-            screen::PrepareScreen(ctx, screen_ctx);
+            screen::PrepareScreen(*list, screen_ctx);
             return &screen_ctx;
           }
           return &ready_screen(q, context);

@@ -90,6 +90,13 @@ Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q,
 // query, each centroid in order); out's sizes must match.
 Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
                     std::span<const std::span<const float>> centroids, std::span<ListContext> out);
+// Several queries against one list at once (out[j] for queries[j]: a row
+// group's probers), each exactly as PrepareList would make it, the lists'
+// sums side by side as in PrepareLists. The first error PrepareList would
+// report for any of them, except that every query is checked before the
+// centroid; out's sizes must match.
+Status PrepareListsOfCentroid(Metric metric, Encoding encoding, std::span<const std::span<const float>> queries,
+                              std::span<const float> centroid_decoded, std::span<ListContext> out);
 
 // Exact integer code sums of one row, Σcode_i and Σcode_i² (LVQ8 bytes, LVQ4
 // nibbles; an odd d's last high nibble ignored): what l2_squared's ‖r̂‖² needs.
@@ -112,6 +119,10 @@ struct RowBlock {
   const uint8_t* codes = nullptr;
   size_t stride = 0;
   const CodeSums* sums = nullptr;
+  // The rows are read again and again and stay in cache (the centroids,
+  // ranked for every query): the SIMD screens may read several rows side by
+  // side at any d, which only pays when the rows do not come from DRAM.
+  bool cached = false;
 };
 
 // The sums of n codes at codes + r·stride.
