@@ -175,9 +175,29 @@ void PrepareGroup(Metric metric, size_t d, const float* const* qs, const float* 
   }
 }
 
-// PrepareGroup over n lists, four at a time.
-void PrepareGroups(Metric metric, size_t d, size_t n, const float* const* qs, const float* const* cs, ListContext* out) {
+// PrepareGroup over n lists, four at a time: with AVX2, four lists side by
+// side in the lanes of one register, the inputs checked finite on the way
+// (false when an element is NaN or ±Inf; the contexts are then meaningless).
+// Without AVX2 the caller checks the inputs first.
+bool PrepareGroups(Metric metric, size_t d, size_t n, const float* const* qs, const float* const* cs,
+                   ListContext* out, bool avx2) {
   size_t j = 0;
+  bool finite = true;
+  if (avx2) {
+    for (; j + 4 <= n; j += 4) {
+      float* weights[4];
+      double sum[4], base[4];
+      for (size_t k = 0; k < 4; ++k) {
+        out[j + k].weights.resize(d);
+        weights[k] = out[j + k].weights.data();
+      }
+      finite &= kernels_internal::PrepareLists4Avx2(metric == Metric::kL2Squared, d, qs + j, cs + j, weights, sum, base);
+      for (size_t k = 0; k < 4; ++k) {
+        out[j + k].weight_sum = sum[k];
+        out[j + k].base = base[k];
+      }
+    }
+  }
   for (; j + 4 <= n; j += 4) PrepareGroup<4>(metric, d, qs + j, cs + j, out + j);
   switch (n - j) {
     case 3: PrepareGroup<3>(metric, d, qs + j, cs + j, out + j); break;
@@ -185,6 +205,12 @@ void PrepareGroups(Metric metric, size_t d, size_t n, const float* const* qs, co
     case 1: PrepareGroup<1>(metric, d, qs + j, cs + j, out + j); break;
     default: break;
   }
+  if (avx2 && n - j > 0) {  // the remainder went through PrepareGroup, unchecked
+    for (size_t k = j; k < n; ++k) {
+      finite &= CheckFinite(std::span<const float>(qs[k], d), "").ok() && CheckFinite(std::span<const float>(cs[k], d), "").ok();
+    }
+  }
+  return finite;
 }
 
 Status FinishList(Metric metric, Encoding encoding, ListContext& out) {
@@ -201,6 +227,35 @@ Status FinishList(Metric metric, Encoding encoding, ListContext& out) {
     out.weights_split.resize((d + 15) / 16 * 16);  // after clear(): all +0.0
     for (size_t i = 0; i < d; ++i) out.weights_split[i / 16 * 16 + (i % 2) * 8 + (i % 16) / 2] = out.weights[i];
   }
+  return Status::Ok();
+}
+
+// n lists (query_of(j), centroid_of(j)) of dimension d into out, after the
+// caller's size checks; check_inputs() names the first NaN or ±Inf input in
+// the caller's order, before any other error. It runs before any work
+// without AVX2, and with AVX2 only when the check fused into the work met one.
+template <class QueryOf, class CentroidOf, class CheckInputs>
+Status PrepareMany(Metric metric, Encoding encoding, size_t d, size_t n, QueryOf query_of, CentroidOf centroid_of,
+                   ListContext* out, CheckInputs check_inputs) {
+  const bool avx2 = kernels_internal::PathHasAvx2(DispatchedKernelPath());
+  if (!avx2) VIGILO_RETURN_IF_ERROR(check_inputs());
+  constexpr size_t kAtOnce = 64;  // pointer arrays on the stack
+  const float* qs[kAtOnce];
+  const float* cs[kAtOnce];
+  bool finite = true;
+  for (size_t first = 0; first < n; first += kAtOnce) {
+    const size_t count = std::min(kAtOnce, n - first);
+    for (size_t j = 0; j < count; ++j) {
+      qs[j] = query_of(first + j);
+      cs[j] = centroid_of(first + j);
+    }
+    finite &= PrepareGroups(metric, d, count, qs, cs, out + first, avx2);
+  }
+  if (!finite) {
+    VIGILO_RETURN_IF_ERROR(check_inputs());
+    return Internal("scoring: a non-finite input was met and then not found");
+  }
+  for (size_t j = 0; j < n; ++j) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, out[j]));
   return Status::Ok();
 }
 
@@ -222,21 +277,15 @@ Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
   if (d == 0 || d > kMaxDimension) {
     return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
   }
-  VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
-  for (const auto& c : centroids) VIGILO_RETURN_IF_ERROR(CheckFinite(c, "centroid"));
-  constexpr size_t kAtOnce = 64;  // pointer arrays on the stack
-  const float* qs[kAtOnce];
-  const float* cs[kAtOnce];
-  for (size_t first = 0; first < centroids.size(); first += kAtOnce) {
-    const size_t n = std::min(kAtOnce, centroids.size() - first);
-    for (size_t j = 0; j < n; ++j) {
-      qs[j] = q.data();
-      cs[j] = centroids[first + j].data();
-    }
-    PrepareGroups(metric, d, n, qs, cs, &out[first]);
-  }
-  for (ListContext& ctx : out) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, ctx));
-  return Status::Ok();
+  auto check_inputs = [&]() -> Status {
+    VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
+    for (const auto& c : centroids) VIGILO_RETURN_IF_ERROR(CheckFinite(c, "centroid"));
+    return Status::Ok();
+  };
+  if (centroids.empty()) return check_inputs();
+  return PrepareMany(
+      metric, encoding, d, centroids.size(), [&](size_t) { return q.data(); },
+      [&](size_t j) { return centroids[j].data(); }, out.data(), check_inputs);
 }
 
 Status PrepareListsOfCentroid(Metric metric, Encoding encoding, std::span<const std::span<const float>> queries,
@@ -256,21 +305,13 @@ Status PrepareListsOfCentroid(Metric metric, Encoding encoding, std::span<const 
   if (d == 0 || d > kMaxDimension) {
     return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
   }
-  for (const auto& q : queries) VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
-  VIGILO_RETURN_IF_ERROR(CheckFinite(centroid_decoded, "centroid"));
-  constexpr size_t kAtOnce = 64;
-  const float* qs[kAtOnce];
-  const float* cs[kAtOnce];
-  for (size_t first = 0; first < queries.size(); first += kAtOnce) {
-    const size_t n = std::min(kAtOnce, queries.size() - first);
-    for (size_t j = 0; j < n; ++j) {
-      qs[j] = queries[first + j].data();
-      cs[j] = centroid_decoded.data();
-    }
-    PrepareGroups(metric, d, n, qs, cs, &out[first]);
-  }
-  for (ListContext& ctx : out) VIGILO_RETURN_IF_ERROR(FinishList(metric, encoding, ctx));
-  return Status::Ok();
+  auto check_inputs = [&]() -> Status {
+    for (const auto& q : queries) VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
+    return CheckFinite(centroid_decoded, "centroid");
+  };
+  return PrepareMany(
+      metric, encoding, d, queries.size(), [&](size_t j) { return queries[j].data(); },
+      [&](size_t) { return centroid_decoded.data(); }, out.data(), check_inputs);
 }
 
 Status PrepareList(Metric metric, Encoding encoding, std::span<const float> q, std::span<const float> centroid_decoded,

@@ -25,6 +25,7 @@
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(VIGILO_KERNELS_NO_AVX2)
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "lvq_fold_avx2.h"
@@ -429,6 +430,74 @@ VIGILO_AVX2 void CodeSumsLvq8Avx2(size_t d, size_t n, const uint8_t* codes, size
   }
 }
 
+// The four lists' elements i … i+3 are loaded per list, then transposed so
+// that one register holds element i of every list: the double sums then
+// advance one element at a time in every lane, in PrepareList's order.
+VIGILO_AVX2 bool PrepareLists4Avx2(bool l2, size_t d, const float* const* qs, const float* const* cs,
+                                   float* const* weights, double* sum, double* base) {
+  const __m128i exponent = _mm_set1_epi32(0x7f800000);
+  __m128i bad = _mm_setzero_si128();  // lanes whose exponent bits were all ones (NaN, ±Inf)
+  auto check = [&](__m128 x) VIGILO_AVX2 {
+    const __m128i bits = _mm_and_si128(_mm_castps_si128(x), exponent);
+    bad = _mm_or_si128(bad, _mm_cmpeq_epi32(bits, exponent));
+  };
+  __m256d s = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+  size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    __m128 v[4], c[4];
+    for (size_t j = 0; j < 4; ++j) {
+      v[j] = _mm_loadu_ps(qs[j] + i);
+      c[j] = _mm_loadu_ps(cs[j] + i);
+      check(v[j]);
+      check(c[j]);
+      if (l2) {
+        v[j] = _mm_sub_ps(v[j], c[j]);
+        _mm_storeu_ps(weights[j] + i, v[j]);
+      } else {
+        _mm_storeu_ps(weights[j] + i, v[j]);
+      }
+    }
+    _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
+    if (l2) {
+      for (size_t k = 0; k < 4; ++k) {
+        const __m256d w = _mm256_cvtps_pd(v[k]);
+        s = _mm256_add_pd(s, w);
+        b = _mm256_add_pd(b, _mm256_mul_pd(w, w));
+      }
+    } else {
+      _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
+      for (size_t k = 0; k < 4; ++k) {
+        const __m256d q = _mm256_cvtps_pd(v[k]);
+        s = _mm256_add_pd(s, q);
+        b = _mm256_add_pd(b, _mm256_mul_pd(q, _mm256_cvtps_pd(c[k])));
+      }
+    }
+  }
+  _mm256_storeu_pd(sum, s);
+  _mm256_storeu_pd(base, b);  // cosine: Σq·c so far
+  bool finite = _mm_movemask_epi8(bad) == 0;
+  for (; i < d; ++i) {  // the last d mod 4 elements, lane by lane, in the same order
+    for (size_t j = 0; j < 4; ++j) {
+      const float q = qs[j][i], c = cs[j][i];
+      finite &= std::isfinite(q) && std::isfinite(c);
+      if (l2) {
+        const float w = q - c;
+        weights[j][i] = w;
+        sum[j] += w;
+        base[j] += static_cast<double>(w) * w;
+      } else {
+        weights[j][i] = q;
+        sum[j] += q;
+        base[j] += static_cast<double>(q) * c;
+      }
+    }
+  }
+  if (!l2) {
+    for (size_t j = 0; j < 4; ++j) base[j] = 1.0 - base[j];
+  }
+  return finite;
+}
+
 }  // namespace vigilo::ivf::kernels_internal
 
 #else  // not x86: no AVX2 path; the dispatcher never calls ScoreRowsAvx2.
@@ -442,6 +511,10 @@ void ScoreRowsAvx2(const ListContext& ctx, const RowBlock& rows, float* out) { S
 RowSums RowSumsAvx2(const ListContext& ctx, const uint8_t* code) { return RowSumsScalar(ctx, code); }
 
 void CodeSumsLvq8Avx2(size_t, size_t, const uint8_t*, size_t, CodeSums*) {}  // never called: Avx2Supported() is false
+
+bool PrepareLists4Avx2(bool, size_t, const float* const*, const float* const*, float* const*, double*, double*) {
+  return false;  // never called: Avx2Supported() is false
+}
 
 }  // namespace vigilo::ivf::kernels_internal
 

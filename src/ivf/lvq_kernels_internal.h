@@ -130,6 +130,16 @@ RowSums RowSumsAvx512(const ListContext& ctx, const uint8_t* code);
 // Paths that include AVX2 (the screen's AVX2 helpers serve both).
 inline bool PathHasAvx2(KernelPath path) { return path == KernelPath::kAvx2 || path == KernelPath::kAvx512; }
 
+// PrepareList's weights and double sums for four lists at once, list j for
+// query qs[j] and decoded centroid cs[j] (l2: weights q − c, sum Σw, base
+// Σw²; cosine: weights q, sum Σq, base 1 − Σq·c), each list in one lane of a
+// register: every list's sums in the normative order, bit for bit
+// PrepareList's. The inputs are checked on the way: false when an element of
+// some qs[j] or cs[j] is NaN or ±Inf (the outputs are then meaningless).
+// Only called when Avx2Supported().
+bool PrepareLists4Avx2(bool l2, size_t d, const float* const* qs, const float* const* cs, float* const* weights,
+                       double* sum, double* base);
+
 // ComputeCodeSums of n LVQ8 rows with AVX2 (the same exact integers; only
 // called when Avx2Supported()).
 void CodeSumsLvq8Avx2(size_t dimension, size_t n, const uint8_t* codes, size_t stride, CodeSums* out);

@@ -740,5 +740,54 @@ TEST(LvqKernelsTest, PrepareListsOfCentroidNamesTheFirstError) {
   EXPECT_TRUE(status({}, c).ok());  // nothing to prepare
 }
 
+// Four lists at a time (the AVX2 path checks the inputs as it goes): a NaN
+// or ±Inf anywhere, in the four-wide part or the last d mod 4 elements, is
+// named as PrepareList's checks name it, before an overflow of another list.
+TEST(LvqKernelsTest, PreparingFourListsAtOnceNamesTheFirstNonFiniteInput) {
+  const size_t d = 7;
+  const std::vector<float> q{1, 2, 3, 4, 5, 6, 7};
+  std::vector<std::vector<float>> centroids(5, std::vector<float>{0, 1, 2, 3, 4, 5, 6});
+  auto lists = [&](std::vector<float> query) {
+    std::vector<std::span<const float>> spans(centroids.begin(), centroids.end());
+    std::vector<ListContext> out(spans.size());
+    return PrepareLists(Metric::kL2Squared, Encoding::kLvq8, query, spans, out);
+  };
+  auto probers = [&](size_t bad_query, size_t at, float value, std::vector<float> centroid) {
+    std::vector<std::vector<float>> queries(5, q);
+    queries[bad_query][at] = value;
+    std::vector<std::span<const float>> spans(queries.begin(), queries.end());
+    std::vector<ListContext> out(spans.size());
+    return PrepareListsOfCentroid(Metric::kL2Squared, Encoding::kLvq8, spans, centroid, out);
+  };
+  for (size_t at : {size_t{1}, size_t{6}}) {  // in the four-wide part, in the tail
+    for (float value : {NAN, INFINITY, -INFINITY}) {
+      for (Metric m : kMetrics) {
+        centroids[2][at] = value;
+        std::vector<std::span<const float>> spans(centroids.begin(), centroids.end());
+        std::vector<ListContext> out(spans.size());
+        EXPECT_EQ(PrepareLists(m, Encoding::kLvq8, q, spans, out).message(),
+                  "centroid element " + std::to_string(at) + " is not finite");
+        centroids[2][at] = 2;
+      }
+      std::vector<float> bad_q = q;
+      bad_q[at] = value;
+      EXPECT_EQ(lists(bad_q).message(), "query element " + std::to_string(at) + " is not finite");
+      EXPECT_EQ(probers(3, at, value, centroids[0]).message(), "query element " + std::to_string(at) + " is not finite");
+      std::vector<float> bad_c = centroids[0];
+      bad_c[at] = value;
+      EXPECT_EQ(probers(0, 0, 1, bad_c).message(), "centroid element " + std::to_string(at) + " is not finite");
+    }
+  }
+  // List 0 overflows (q − c beyond float) and list 4 holds a NaN: the NaN is named.
+  centroids[0][3] = -3e38f;
+  std::vector<float> big = q;
+  big[3] = 3e38f;
+  centroids[4][5] = NAN;
+  EXPECT_EQ(lists(big).message(), "centroid element 5 is not finite");
+  centroids[4][5] = 5;
+  EXPECT_EQ(lists(big).message(), "scoring: query − centroid overflows");
+  ASSERT_EQ(d, q.size());
+}
+
 }  // namespace
 }  // namespace vigilo::ivf
