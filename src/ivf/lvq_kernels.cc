@@ -176,38 +176,42 @@ void PrepareGroup(Metric metric, size_t d, const float* const* qs, const float* 
 }
 
 // PrepareGroup over n lists, four at a time: with AVX2, four lists side by
-// side in the lanes of one register, the inputs checked finite on the way
-// (false when an element is NaN or ±Inf; the contexts are then meaningless).
+// side in the lanes of one register (a last group of fewer than four filled
+// with copies of its first list, whose lanes write the same weights to the
+// same place and are dropped), the inputs checked finite on the way (false
+// when an element is NaN or ±Inf; the contexts are then meaningless).
 // Without AVX2 the caller checks the inputs first.
 bool PrepareGroups(Metric metric, size_t d, size_t n, const float* const* qs, const float* const* cs,
                    ListContext* out, bool avx2) {
-  size_t j = 0;
-  bool finite = true;
-  if (avx2) {
-    for (; j + 4 <= n; j += 4) {
-      float* weights[4];
-      double sum[4], base[4];
-      for (size_t k = 0; k < 4; ++k) {
-        out[j + k].weights.resize(d);
-        weights[k] = out[j + k].weights.data();
-      }
-      finite &= kernels_internal::PrepareLists4Avx2(metric == Metric::kL2Squared, d, qs + j, cs + j, weights, sum, base);
-      for (size_t k = 0; k < 4; ++k) {
-        out[j + k].weight_sum = sum[k];
-        out[j + k].base = base[k];
-      }
+  if (!avx2) {
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) PrepareGroup<4>(metric, d, qs + j, cs + j, out + j);
+    switch (n - j) {
+      case 3: PrepareGroup<3>(metric, d, qs + j, cs + j, out + j); break;
+      case 2: PrepareGroup<2>(metric, d, qs + j, cs + j, out + j); break;
+      case 1: PrepareGroup<1>(metric, d, qs + j, cs + j, out + j); break;
+      default: break;
     }
+    return true;
   }
-  for (; j + 4 <= n; j += 4) PrepareGroup<4>(metric, d, qs + j, cs + j, out + j);
-  switch (n - j) {
-    case 3: PrepareGroup<3>(metric, d, qs + j, cs + j, out + j); break;
-    case 2: PrepareGroup<2>(metric, d, qs + j, cs + j, out + j); break;
-    case 1: PrepareGroup<1>(metric, d, qs + j, cs + j, out + j); break;
-    default: break;
-  }
-  if (avx2 && n - j > 0) {  // the remainder went through PrepareGroup, unchecked
-    for (size_t k = j; k < n; ++k) {
-      finite &= CheckFinite(std::span<const float>(qs[k], d), "").ok() && CheckFinite(std::span<const float>(cs[k], d), "").ok();
+  bool finite = true;
+  for (size_t j = 0; j < n; j += 4) {
+    const size_t lists = std::min<size_t>(4, n - j);
+    const float* q4[4];
+    const float* c4[4];
+    float* weights[4];
+    double sum[4], base[4];
+    for (size_t k = 0; k < 4; ++k) {
+      const size_t from = k < lists ? j + k : j;
+      if (k < lists) out[from].weights.resize(d);
+      q4[k] = qs[from];
+      c4[k] = cs[from];
+      weights[k] = out[from].weights.data();
+    }
+    finite &= kernels_internal::PrepareLists4Avx2(metric == Metric::kL2Squared, d, q4, c4, weights, sum, base);
+    for (size_t k = 0; k < lists; ++k) {
+      out[j + k].weight_sum = sum[k];
+      out[j + k].base = base[k];
     }
   }
   return finite;

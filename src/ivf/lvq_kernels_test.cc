@@ -626,6 +626,29 @@ TEST(LvqKernelsTest, PrepareListReusesItsContext) {
   }
 }
 
+// PrepareList's sums by their definition (double, increasing i), to check
+// whichever path the dispatcher chose for PrepareList itself.
+struct ReferenceSums {
+  std::vector<float> weights;
+  double weight_sum = 0, base = 0;
+};
+ReferenceSums Reference(Metric m, const std::vector<float>& q, const std::vector<float>& c) {
+  ReferenceSums r;
+  double dot = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const float w = m == Metric::kL2Squared ? q[i] - c[i] : q[i];
+    r.weights.push_back(w);
+    r.weight_sum += w;
+    if (m == Metric::kL2Squared) {
+      r.base += static_cast<double>(w) * w;
+    } else {
+      dot += static_cast<double>(q[i]) * c[i];
+    }
+  }
+  if (m == Metric::kCosine) r.base = 1.0 - dot;
+  return r;
+}
+
 // PrepareLists makes each context exactly as PrepareList does, bit for bit,
 // for every group size (the 4-wide groups and each remainder).
 TEST(LvqKernelsTest, PrepareListsEqualsOneAtATime) {
@@ -659,6 +682,10 @@ TEST(LvqKernelsTest, PrepareListsEqualsOneAtATime) {
             EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
             EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << lists << " " << j;
             EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << lists << " " << j;
+            const ReferenceSums want = Reference(m, q, centroids[j]);
+            EXPECT_TRUE(BitEqual(alone->weights, want.weights)) << d << " " << lists << " " << j;
+            EXPECT_EQ(bits(alone->weight_sum), bits(want.weight_sum)) << d << " " << lists << " " << j;
+            EXPECT_EQ(bits(alone->base), bits(want.base)) << d << " " << lists << " " << j;
           }
         }
       }
@@ -715,6 +742,10 @@ TEST(LvqKernelsTest, PrepareListsOfCentroidEqualsOneAtATime) {
             EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
             EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << count << " " << j;
             EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << count << " " << j;
+            const ReferenceSums want = Reference(m, queries[j], centroid);
+            EXPECT_TRUE(BitEqual(alone->weights, want.weights)) << d << " " << count << " " << j;
+            EXPECT_EQ(bits(alone->weight_sum), bits(want.weight_sum)) << d << " " << count << " " << j;
+            EXPECT_EQ(bits(alone->base), bits(want.base)) << d << " " << count << " " << j;
           }
         }
       }
