@@ -13,7 +13,9 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
 
+#include "lvq_kernels_internal.h"
 #include "lvq_screen_internal.h"
 #include "vigilo/ivf/builder.h"
 #include "vigilo/ivf/kmeans_random.h"
@@ -229,10 +231,17 @@ TEST(ScreenTest, Lvq4ContextsAreNotScreened) {
 // ComputeCodeSums on the dispatched path (AVX2 here for LVQ8) against a plain count.
 TEST(ScreenTest, GroupCodeSumsAreExact) {
   Xoshiro256 rng(17);
-  for (size_t d : {1, 16, 31, 32, 33, 100, 784, 2048, 4100}) {
+  // Every SIMD form this CPU has, beside the dispatched one.
+  using SumsFn = void (*)(size_t, size_t, const uint8_t*, size_t, CodeSums*);
+  std::vector<std::pair<std::string, SumsFn>> forms{
+      {"dispatched", [](size_t d, size_t n, const uint8_t* c, size_t stride, CodeSums* out) {
+         ComputeCodeSums(Encoding::kLvq8, d, n, c, stride, out);
+       }}};
+  if (kernels_internal::Avx2Supported()) forms.emplace_back("avx2", kernels_internal::CodeSumsLvq8Avx2);
+  for (size_t d : {1, 16, 31, 32, 33, 63, 64, 65, 100, 127, 128, 784, 2048, 4100}) {
     Rows rows = MakeRows(d, rng, 1.0);
     const size_t n = rows.offsets.size();
-    std::vector<CodeSums> expected(n), got(n);
+    std::vector<CodeSums> expected(n);
     for (size_t r = 0; r < n; ++r) {
       for (size_t i = 0; i < d; ++i) {
         const uint32_t c = rows.codes[r * rows.stride + i];
@@ -240,11 +249,22 @@ TEST(ScreenTest, GroupCodeSumsAreExact) {
         expected[r].squares += c * c;
       }
     }
-    ComputeCodeSums(Encoding::kLvq8, d, n, rows.codes.data(), rows.stride, got.data());
-    for (size_t r = 0; r < n; ++r) {
-      EXPECT_EQ(got[r].sum, expected[r].sum) << "d " << d << " row " << r;
-      EXPECT_EQ(got[r].squares, expected[r].squares) << "d " << d << " row " << r;
+    for (const auto& [name, sums] : forms) {
+      std::vector<CodeSums> got(n);
+      sums(d, n, rows.codes.data(), rows.stride, got.data());
+      for (size_t r = 0; r < n; ++r) {
+        EXPECT_EQ(got[r].sum, expected[r].sum) << name << " d " << d << " row " << r;
+        EXPECT_EQ(got[r].squares, expected[r].squares) << name << " d " << d << " row " << r;
+      }
     }
+  }
+  // The format's largest d, every code 255: Σc² = 65536·255² is just below 2^32.
+  const std::vector<uint8_t> full(65536, 255);
+  for (const auto& [name, sums] : forms) {
+    CodeSums got;
+    sums(full.size(), 1, full.data(), full.size(), &got);
+    EXPECT_EQ(got.sum, 65536u * 255u) << name;
+    EXPECT_EQ(got.squares, 65536u * 255u * 255u) << name;
   }
 }
 
