@@ -51,8 +51,8 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out) {
   out.weight_sum = ctx.weight_sum;
   out.base = ctx.base;
   if (ctx.encoding != Encoding::kLvq8 || d == 0 || ctx.weights.size() != d) return;
-  // The context's double sums (weight statistics) in the AVX2 helpers' order
-  // on both x86 SIMD paths, so AVX2 and AVX-512 screen with one context.
+  // The AVX2 helpers make the portable ones' values bit for bit, so every
+  // path (WASM included) screens with one context.
   const bool avx2 = kernels_internal::PathHasAvx2(DispatchedKernelPath());
   const float* w = ctx.weights.data();
   const WeightStats stats = avx2 ? MeasureWeightsAvx2(w, d) : MeasureWeights(w, d);

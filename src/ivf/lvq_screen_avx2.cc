@@ -408,50 +408,73 @@ void MultiRows(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, 
 
 }  // namespace
 
-namespace {
-
-VIGILO_AVX2 inline double Sum4(__m256d v) {
-  const __m128d x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-  return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
-}
-
-VIGILO_AVX2 inline double Max4(__m256d v) {
-  const __m128d x = _mm_max_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-  return _mm_cvtsd_f64(_mm_max_sd(x, _mm_unpackhi_pd(x, x)));
-}
-
-}  // namespace
-
-// MeasureWeights and QuantizeWeights 4 doubles wide (the compiler keeps
-// the portable ones scalar); the same values up to the order of the sums.
+// MeasureWeights and QuantizeWeights with AVX2, bit for bit the portable
+// ones (which the compiler keeps scalar): the same eight lanes (element i in
+// lane i mod 8, two registers of four), the same tail (the last d mod 8
+// elements into lanes 0, 1, …), the lanes then summed in order. So every path
+// prepares the same screen context as WASM does, and the two registers'
+// chains of adds run side by side.
 VIGILO_AVX2 WeightStats MeasureWeightsAvx2(const float* w, size_t d) {
   const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
-  __m256d max = _mm256_setzero_pd(), sum = _mm256_setzero_pd();
+  __m256d max[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()}, sum[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
   size_t i = 0;
-  for (; i + 4 <= d; i += 4) {
-    const __m256d a = _mm256_and_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + i)), abs_mask);
-    max = _mm256_max_pd(max, a);
-    sum = _mm256_add_pd(sum, a);
+  for (; i + 8 <= d; i += 8) {
+    for (size_t h = 0; h < 2; ++h) {
+      const __m256d a = _mm256_and_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + i + 4 * h)), abs_mask);
+      max[h] = _mm256_max_pd(max[h], a);
+      sum[h] = _mm256_add_pd(sum[h], a);
+    }
   }
-  const WeightStats tail = MeasureWeights(w + i, d - i);
-  return WeightStats{std::max(Max4(max), tail.max), Sum4(sum) + tail.sum};
+  alignas(32) double max_lane[8], sum_lane[8];
+  for (size_t h = 0; h < 2; ++h) {
+    _mm256_store_pd(max_lane + 4 * h, max[h]);
+    _mm256_store_pd(sum_lane + 4 * h, sum[h]);
+  }
+  for (size_t k = 0; i < d; ++i, ++k) {
+    const double a = w[i] < 0 ? -double{w[i]} : double{w[i]};
+    max_lane[k] = a > max_lane[k] ? a : max_lane[k];
+    sum_lane[k] += a;
+  }
+  WeightStats out;
+  for (size_t k = 0; k < 8; ++k) {
+    out.max = max_lane[k] > out.max ? max_lane[k] : out.max;
+    out.sum += sum_lane[k];
+  }
+  return out;
 }
 
 VIGILO_AVX2 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q) {
   const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
   const __m256d inv = _mm256_set1_pd(inverse), s = _mm256_set1_pd(step);
   const __m256d hi = _mm256_set1_pd(32767.0), lo = _mm256_set1_pd(-32767.0);
-  __m256d err = _mm256_setzero_pd();
+  __m256d err[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
   size_t i = 0;
-  for (; i + 4 <= d; i += 4) {
-    const __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(w + i));
-    __m256d r = _mm256_round_pd(_mm256_mul_pd(x, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_min_pd(_mm256_max_pd(r, lo), hi);
-    const __m128i r32 = _mm256_cvtpd_epi32(r);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(q + i), _mm_packs_epi32(r32, r32));
-    err = _mm256_add_pd(err, _mm256_and_pd(_mm256_sub_pd(x, _mm256_mul_pd(s, r)), abs_mask));
+  for (; i + 8 <= d; i += 8) {
+    __m128i r32[2];
+    for (size_t h = 0; h < 2; ++h) {
+      const __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(w + i + 4 * h));
+      __m256d r = _mm256_round_pd(_mm256_mul_pd(x, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      r = _mm256_min_pd(_mm256_max_pd(r, lo), hi);
+      r32[h] = _mm256_cvtpd_epi32(r);
+      err[h] = _mm256_add_pd(err[h], _mm256_and_pd(_mm256_sub_pd(x, _mm256_mul_pd(s, r)), abs_mask));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i), _mm_packs_epi32(r32[0], r32[1]));
   }
-  return Sum4(err) + QuantizeWeights(w + i, d - i, inverse, step, q + i);
+  alignas(32) double e_lane[8];
+  _mm256_store_pd(e_lane, err[0]);
+  _mm256_store_pd(e_lane + 4, err[1]);
+  constexpr double kRound = 0x1.8p52, kMax = 32767;
+  for (size_t k = 0; i < d; ++i, ++k) {  // QuantizeWeights' tail, into lanes 0, 1, …
+    double r = (w[i] * inverse + kRound) - kRound;
+    r = r > kMax ? kMax : r;
+    r = r < -kMax ? -kMax : r;
+    q[i] = static_cast<int16_t>(static_cast<int32_t>(r));
+    const double e = w[i] - step * r;
+    e_lane[k] += e < 0 ? -e : e;
+  }
+  double sum = 0;
+  for (double x : e_lane) sum += x;
+  return sum;
 }
 
 // Σc by vpsadbw, Σc² by vpmaddwd (lanes stay below 2^31 for d ≤ 65536:

@@ -229,6 +229,37 @@ TEST(ScreenTest, Lvq4ContextsAreNotScreened) {
 }
 
 // ComputeCodeSums on the dispatched path (AVX2 here for LVQ8) against a plain count.
+// The AVX2 weight statistics and quantization are the portable ones bit for
+// bit (the same eight lanes, tail and order), so a screen context is the same
+// on every path: random weights, ±0, ties of the rounding, d around the steps.
+TEST(ScreenTest, WeightStatsAndQuantizationAreThePortableOnes) {
+  if (!kernels_internal::Avx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  Xoshiro256 rng(41);
+  auto bits = [](double x) { return std::bit_cast<uint64_t>(x); };
+  for (size_t d : {1, 3, 4, 7, 8, 9, 15, 16, 17, 100, 784, 4100}) {
+    // Magnitudes 2^-30 … 2^30: the double sums round, so their order shows.
+    std::vector<float> w = RandomVector(d, rng, 1.0);
+    for (float& x : w) x = std::ldexp(x, static_cast<int>(rng.NextDouble() * 61) - 30);
+    if (d > 2) {
+      w[0] = -0.0f;
+      w[1] = 0.0f;
+    }
+    const screen::WeightStats want = screen::MeasureWeights(w.data(), d);
+    const screen::WeightStats got = screen::MeasureWeightsAvx2(w.data(), d);
+    EXPECT_EQ(bits(got.max), bits(want.max)) << "d " << d;
+    EXPECT_EQ(bits(got.sum), bits(want.sum)) << "d " << d;
+    // PrepareScreen's step, then a power of two at which w·64 = k + 0.5 ties.
+    for (const double step : {want.max / 32767, 1.0 / 64}) {
+      if (step == 1.0 / 64 && d > 5) w[d - 1] = 2.5f / 64, w[d - 2] = -3.5f / 64, w[2] = 0.5f / 64;
+      std::vector<int16_t> q_want(d), q_got(d);
+      const double e_want = screen::QuantizeWeights(w.data(), d, 1.0 / step, step, q_want.data());
+      const double e_got = screen::QuantizeWeightsAvx2(w.data(), d, 1.0 / step, step, q_got.data());
+      EXPECT_EQ(q_got, q_want) << "d " << d << " step " << step;
+      EXPECT_EQ(bits(e_got), bits(e_want)) << "d " << d << " step " << step;
+    }
+  }
+}
+
 TEST(ScreenTest, GroupCodeSumsAreExact) {
   Xoshiro256 rng(17);
   // Every SIMD form this CPU has, beside the dispatched one.
