@@ -15,7 +15,7 @@ namespace vigilo::ivf::screen {
 namespace {
 
 constexpr double kUnit = 0x1p-24;  // float32's unit roundoff
-constexpr int32_t kMaxQ = 32767;
+constexpr int32_t kMaxQ = 32767, kMaxQ8 = 127;
 constexpr double kTooLarge = kScreenTooLarge;
 static_assert(kScreenTooLarge == double{FLT_MAX} / 4);
 
@@ -43,9 +43,10 @@ void Unbounded(float& lower, float& upper) {
 
 }  // namespace
 
-void PrepareScreen(const ListContext& ctx, ScreenContext& out) {
+void PrepareScreen(const ListContext& ctx, ScreenContext& out, ScreenWeights weights) {
   const size_t d = ctx.dimension;
   out.usable = false;
+  out.q8.clear();
   out.metric = ctx.metric;
   out.dimension = d;
   out.weight_sum = ctx.weight_sum;
@@ -62,13 +63,19 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out) {
   if (!(2.0 * 255.0 * sum_w < kTooLarge)) return;
   // Any integers q_i serve (the residues e_i = w_i − s·q_i are what the
   // bound counts); near-nearest ones keep it tight. w·(1/s) is within a few
-  // ulps of w/s, so |q_i| ≤ 32767 after the clamp.
-  const double step = max_w / kMaxQ;
+  // ulps of w/s, so |q_i| ≤ 32767 after the clamp (and ≤ 127 for 8 bits:
+  // |w_i·(1/s)| ≤ 127·(1 + 3·2^-53) rounds to at most 127).
+  const bool eight = weights == ScreenWeights::k8;
+  const double step = max_w / (eight ? kMaxQ8 : kMaxQ);
   const double inverse = step > 0 ? 1.0 / step : 0.0;
   out.step = step;
   out.q.assign((d + 15) / 16 * 16, 0);
   int16_t* q = out.q.data();
   const double sum_e = avx2 ? QuantizeWeightsAvx2(w, d, inverse, step, q) : QuantizeWeights(w, d, inverse, step, q);
+  if (eight) {
+    out.q8.resize((d + 63) / 64 * 64, 0);
+    for (size_t i = 0; i < d; ++i) out.q8[i] = static_cast<int8_t>(q[i]);
+  }
   // The AVX2 layout of each whole 32-element block: its 16 even elements, then its 16 odd ones.
   out.q_split.resize(d / 32 * 32);
   for (size_t b = 0; b + 32 <= d; b += 32) {

@@ -10,7 +10,9 @@
 // vpdpwssd against ones and against the codes themselves. The integers are
 // those of the portable and AVX2 screens (exact sums), and BoundRows8 makes
 // the portable BoundRows' operations in the same order 8 rows wide, so the
-// bounds are bit for bit the other paths'. Several contexts (a row group's
+// bounds are bit for bit the other paths'. Contexts of 8-bit weights (the
+// centroid ranking's from d = 256) take vpdpbusd on the raw code bytes, 64
+// elements a step. Several contexts (a row group's
 // queries) go in tiles of 4 rows × 4 contexts: each step of a row widened
 // once, then one vpdpwssd per context (Fashion-MNIST batched at nprobe 8:
 // 63 → 54 µs a query against the AVX2 tiles this path used before).
@@ -30,6 +32,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #define VIGILO_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 
@@ -277,6 +280,90 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
   }
 }
 
+// --- Contexts of 8-bit weights (ScreenContext::q8). ---
+// vpdpbusd multiplies 64 raw code bytes (unsigned) by 64 int8 weights and
+// adds each four products into an int32 lane: no widening of the codes, twice
+// the products of vpdpwssd per instruction. A row's whole |Σq·c| is at most
+// 65536·255·127 < 2^31, so int32 lanes hold every partial sum at any d, and
+// the four rows are reduced in int32. The last d mod 64 elements are one
+// masked step. Rows of l2 without precomputed sums take the 16-bit loop
+// (their Σc and Σc² come with it; q holds the same integers).
+struct Masks8 {
+  size_t whole64 = 0;
+  __mmask64 tail = 0;
+};
+
+inline Masks8 MakeMasks8(size_t d) {
+  Masks8 m;
+  m.whole64 = d / 64 * 64;
+  m.tail = d % 64 == 0 ? 0 : (~uint64_t{0}) >> (64 - d % 64);
+  return m;
+}
+
+inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
+  return !ctx.q8.empty() && (ctx.metric == Metric::kCosine || rows.sums != nullptr);
+}
+
+// kRows rows' dots, each folded to 8 int32 lanes.
+template <size_t kRows>
+VIGILO_AVX512 inline void Dots8(const ScreenContext& ctx, const Masks8& m, const uint8_t* code, size_t stride,
+                                __m256i (&dot)[kRows]) {
+  const int8_t* q = ctx.q8.data();
+  __m512i acc[kRows];
+  for (size_t r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_si512();
+  for (size_t i = 0; i < m.whole64; i += 64) {
+    const __m512i w = _mm512_loadu_si512(q + i);
+    for (size_t r = 0; r < kRows; ++r) {
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(code + r * stride + i), w);
+    }
+  }
+  if (m.tail != 0) {
+    const __m512i w = _mm512_loadu_si512(q + m.whole64);  // q8 is zero-padded to 64
+    for (size_t r = 0; r < kRows; ++r) {
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole64), w);
+    }
+  }
+  for (size_t r = 0; r < kRows; ++r) dot[r] = Half(acc[r]);
+}
+
+template <Metric kMetric>
+VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
+  const Masks8 masks = MakeMasks8(ctx.dimension);
+  const bool four = rows.cached || ctx.dimension <= kFourRowsMax;  // as in Rows
+  const __m256i zero = _mm256_setzero_si256();
+  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
+    const size_t n = std::min(kBoundBatch, rows.n - first);
+    size_t r = 0;
+    if (four) {
+      for (; r + 4 <= n; r += 4) {
+        for (size_t k = 0; k < 4; ++k) {
+          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
+        }
+        __m256i dot[4];
+        Dots8<4>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, dot);
+        Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
+      }
+    }
+    for (; r < n; ++r) {
+      if (first + r + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + kAhead) * rows.stride);
+      __m256i dot[1];
+      Dots8<1>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, dot);
+      alignas(32) double out[4];
+      Reduce4(dot[0], zero, zero, zero, out);
+      dots[r] = out[0];
+    }
+    if constexpr (kMetric == Metric::kL2Squared) {
+      for (size_t k = 0; k < n; ++k) {
+        sums[k] = rows.sums[first + k].sum;
+        squares[k] = rows.sums[first + k].squares;
+      }
+    }
+    BoundRows8<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
+                        upper + first);
+  }
+}
+
 // --- Several contexts (queries) against the same rows. ---
 // A tile of kRows rows × kQueries contexts: each 32-element step of a row is
 // widened once, then multiplied by every context's weights. The int32 lanes
@@ -313,12 +400,54 @@ VIGILO_AVX512 inline void MultiTile(const ScreenContext* const* ctx, const Masks
   }
 }
 
+// The same tile for contexts of 8-bit weights (Eight8, below): 64 raw code
+// bytes a step, one vpdpbusd per row and context.
+template <size_t kRows, size_t kQueries>
+VIGILO_AVX512 inline void MultiTile8(const ScreenContext* const* ctx, const Masks8& m, const uint8_t* code,
+                                     size_t stride, __m256i (&dot)[kRows][kTileQueries]) {
+  const int8_t* q[kQueries];
+  for (size_t j = 0; j < kQueries; ++j) q[j] = ctx[j]->q8.data();
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i acc[kRows][kQueries];
+  for (size_t r = 0; r < kRows; ++r) {
+    for (size_t j = 0; j < kQueries; ++j) acc[r][j] = zero;
+  }
+  for (size_t i = 0; i < m.whole64; i += 64) {
+    __m512i c[kRows];
+    for (size_t r = 0; r < kRows; ++r) c[r] = _mm512_loadu_si512(code + r * stride + i);
+    for (size_t j = 0; j < kQueries; ++j) {
+      const __m512i w = _mm512_loadu_si512(q[j] + i);
+      for (size_t r = 0; r < kRows; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], c[r], w);
+    }
+  }
+  if (m.tail != 0) {
+    __m512i c[kRows];
+    for (size_t r = 0; r < kRows; ++r) c[r] = _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole64);
+    for (size_t j = 0; j < kQueries; ++j) {
+      const __m512i w = _mm512_loadu_si512(q[j] + m.whole64);  // q8 is zero-padded to 64
+      for (size_t r = 0; r < kRows; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], c[r], w);
+    }
+  }
+  for (size_t r = 0; r < kRows; ++r) {
+    for (size_t j = 0; j < kTileQueries; ++j) dot[r][j] = j < kQueries ? Half(acc[r][j]) : _mm256_setzero_si256();
+  }
+}
+
 // kQueries contexts over n ≤ kBoundBatch rows: dots[j][r], row r's dot for context j.
-template <size_t kQueries>
+template <size_t kQueries, bool kEight>
 VIGILO_AVX512 void MultiDots(const ScreenContext* const* ctx, const uint8_t* codes, size_t stride, size_t n,
                              double (*dots)[kBoundBatch]) {
   const Masks masks = MakeMasks(ctx[0]->dimension);
-  const bool narrow = ctx[0]->dimension <= 256;  // a row's whole Σq·c below 2^31 (as in Rows)
+  const Masks8 masks8 = MakeMasks8(ctx[0]->dimension);
+  // A row's whole Σq·c below 2^31 (as in Rows; 8-bit weights at any d).
+  const bool narrow = kEight || ctx[0]->dimension <= 256;
+  auto tile = [&](auto rows, const uint8_t* code, auto& acc) VIGILO_AVX512 {
+    if constexpr (kEight) {
+      MultiTile8<decltype(rows)::value, kQueries>(ctx, masks8, code, stride, acc);
+    } else {
+      MultiTile<decltype(rows)::value, kQueries>(ctx, masks, code, stride, acc);
+    }
+  };
   alignas(32) double out[kTileQueries];
   auto reduce = [&](const __m256i (&acc)[kTileQueries], size_t r) VIGILO_AVX512 {
     if (narrow) {
@@ -331,27 +460,27 @@ VIGILO_AVX512 void MultiDots(const ScreenContext* const* ctx, const uint8_t* cod
   size_t r = 0;
   for (; r + kTileRows <= n; r += kTileRows) {
     __m256i acc[kTileRows][kTileQueries];
-    MultiTile<kTileRows, kQueries>(ctx, masks, codes + r * stride, stride, acc);
+    tile(std::integral_constant<size_t, kTileRows>{}, codes + r * stride, acc);
     for (size_t k = 0; k < kTileRows; ++k) reduce(acc[k], r + k);
   }
   for (; r < n; ++r) {
     __m256i acc[1][kTileQueries];
-    MultiTile<1, kQueries>(ctx, masks, codes + r * stride, stride, acc);
+    tile(std::integral_constant<size_t, 1>{}, codes + r * stride, acc);
     reduce(acc[0], r);
   }
 }
 
-template <Metric kMetric>
+template <Metric kMetric, bool kEight>
 void MultiRows(const ScreenContext* const* ctx, size_t m, const RowBlock& rows, float* const* lower,
                float* const* upper) {
   static_assert(kTileQueries == 4);  // Reduce4's four accumulators
   auto dots = [](const ScreenContext* const* tile, size_t count, const uint8_t* codes, size_t stride, size_t n,
                  double(*out)[kBoundBatch]) VIGILO_AVX512 {
     switch (count) {
-      case 1: MultiDots<1>(tile, codes, stride, n, out); break;
-      case 2: MultiDots<2>(tile, codes, stride, n, out); break;
-      case 3: MultiDots<3>(tile, codes, stride, n, out); break;
-      default: MultiDots<4>(tile, codes, stride, n, out); break;
+      case 1: MultiDots<1, kEight>(tile, codes, stride, n, out); break;
+      case 2: MultiDots<2, kEight>(tile, codes, stride, n, out); break;
+      case 3: MultiDots<3, kEight>(tile, codes, stride, n, out); break;
+      default: MultiDots<4, kEight>(tile, codes, stride, n, out); break;
     }
   };
   const size_t d = ctx[0]->dimension;
@@ -367,16 +496,33 @@ void ScreenRowsAvx512Multi(const ScreenContext* const* contexts, size_t m, const
                            float* const* upper) {
   if (m == 0) return;
   const size_t d = contexts[0]->dimension;
-  if (d > kSmallMax) {  // beyond the tiles' int32 limit: context by context
+  bool eight = true;  // every context's weights in 8 bits (else all go as 16: q holds the same integers)
+  for (size_t j = 0; j < m; ++j) eight &= Eight(*contexts[j], rows);
+  const bool cosine = contexts[0]->metric == Metric::kCosine;
+  if (eight) {
+    if (cosine) {
+      MultiRows<Metric::kCosine, true>(contexts, m, rows, lower, upper);
+    } else {
+      MultiRows<Metric::kL2Squared, true>(contexts, m, rows, lower, upper);
+    }
+  } else if (d > kSmallMax) {  // beyond the 16-bit tiles' int32 limit: context by context
     for (size_t j = 0; j < m; ++j) ScreenRowsAvx512(*contexts[j], rows, lower[j], upper[j]);
-  } else if (contexts[0]->metric == Metric::kCosine) {
-    MultiRows<Metric::kCosine>(contexts, m, rows, lower, upper);
+  } else if (cosine) {
+    MultiRows<Metric::kCosine, false>(contexts, m, rows, lower, upper);
   } else {
-    MultiRows<Metric::kL2Squared>(contexts, m, rows, lower, upper);
+    MultiRows<Metric::kL2Squared, false>(contexts, m, rows, lower, upper);
   }
 }
 
 void ScreenRowsAvx512(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  if (Eight(ctx, rows)) {
+    if (ctx.metric == Metric::kCosine) {
+      Rows8<Metric::kCosine>(ctx, rows, lower, upper);
+    } else {
+      Rows8<Metric::kL2Squared>(ctx, rows, lower, upper);
+    }
+    return;
+  }
   if (ctx.metric == Metric::kCosine) {
     Rows<Metric::kCosine, false>(ctx, rows, lower, upper);
   } else if (rows.sums == nullptr) {

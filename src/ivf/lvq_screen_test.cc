@@ -86,9 +86,10 @@ Rows MakeRows(size_t d, Xoshiro256& rng, double magnitude) {
 // Checks every row's normative distance (each kernel path) against the bounds
 // of each screen path, which must agree to the bit. Returns the largest
 // bound width relative to max(1, |distance|), over bounded rows.
-double CheckBounds(const ListContext& ctx, const Rows& rows, bool with_sums) {
+double CheckBounds(const ListContext& ctx, const Rows& rows, bool with_sums,
+                   screen::ScreenWeights weights = screen::ScreenWeights::k16) {
   ScreenContext sc;
-  screen::PrepareScreen(ctx, sc);
+  screen::PrepareScreen(ctx, sc, weights);
   std::vector<CodeSums> sums;
   const RowBlock block = rows.Block(with_sums, sums);
   std::vector<float> exact(block.n), lower(block.n), upper(block.n), lower0(block.n), upper0(block.n);
@@ -148,7 +149,7 @@ std::vector<float> RandomVector(size_t d, Xoshiro256& rng, double scale) {
 
 TEST(ScreenTest, BoundsHoldAndAreTightOnRandomContexts) {
   Xoshiro256 rng(7);
-  for (size_t d : {1, 7, 15, 16, 17, 100, 784, 2048, 4100}) {
+  for (size_t d : {1, 7, 15, 16, 17, 63, 64, 65, 100, 128, 784, 2048, 4100}) {
     for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
       std::vector<float> q = RandomVector(d, rng, 1.0);
       if (metric == Metric::kCosine) {
@@ -162,6 +163,12 @@ TEST(ScreenTest, BoundsHoldAndAreTightOnRandomContexts) {
         // Not a vacuous bound: a screen this loose would rule nothing out.
         EXPECT_LT(widest, 5e-3) << "d " << d;
         EXPECT_GT(widest, 0.0);
+        // 8-bit weights: a quantization step 258 times larger, the bound still far from vacuous.
+        const double widest8 = CheckBounds(*ctx, rows, sums, screen::ScreenWeights::k8);
+        EXPECT_LT(widest8, 0.5) << "d " << d;
+        if (d > 1) {  // (one weight quantizes exactly either way)
+          EXPECT_GT(widest8, widest) << "d " << d;
+        }
       }
     }
   }
@@ -169,7 +176,7 @@ TEST(ScreenTest, BoundsHoldAndAreTightOnRandomContexts) {
 
 TEST(ScreenTest, BoundsHoldOnAdversarialContexts) {
   Xoshiro256 rng(13);
-  for (size_t d : {1, 7, 100, 784, 2048}) {
+  for (size_t d : {1, 7, 65, 100, 784, 2048, 4100}) {
     for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
       for (double scale : {1e-41, 1e-30, 1e-3, 1.0, 1e12, 1e30}) {
         for (int shape = 0; shape < 6; ++shape) {
@@ -188,7 +195,9 @@ TEST(ScreenTest, BoundsHoldOnAdversarialContexts) {
           auto ctx = PrepareList(metric, Encoding::kLvq8, q, centroid);
           if (!ctx.ok()) continue;  // e.g. q − c overflows: no context to screen
           for (double magnitude : {1e-38, 1.0, 1e15, 1e30}) {
-            CheckBounds(*ctx, MakeRows(d, rng, magnitude), shape % 2 == 0);
+            const Rows rows = MakeRows(d, rng, magnitude);
+            CheckBounds(*ctx, rows, shape % 2 == 0);
+            CheckBounds(*ctx, rows, shape % 2 == 0, screen::ScreenWeights::k8);
           }
         }
       }
@@ -344,7 +353,7 @@ TEST(ScreenTest, SharedCosineQuantizationIsPrepareScreens) {
 
 TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
   Xoshiro256 rng(23);
-  for (size_t d : {1, 7, 16, 17, 100, 784, 2048, 4100}) {
+  for (size_t d : {1, 7, 16, 17, 65, 100, 784, 2048, 4100}) {
     for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
       std::vector<ListContext> lists;
       for (size_t j = 0; j < 20; ++j) {
@@ -358,8 +367,13 @@ TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
         ASSERT_TRUE(ctx.ok());
         lists.push_back(std::move(*ctx));
       }
+      // 16-bit weights, 8-bit weights, and both mixed in one batch.
+      for (int mode = 0; mode < 3; ++mode) {
+      auto weights_of = [mode](size_t j) {
+        return mode == 1 || (mode == 2 && j % 2 == 0) ? screen::ScreenWeights::k8 : screen::ScreenWeights::k16;
+      };
       std::vector<ScreenContext> contexts(lists.size());
-      for (size_t j = 0; j < lists.size(); ++j) screen::PrepareScreen(lists[j], contexts[j]);
+      for (size_t j = 0; j < lists.size(); ++j) screen::PrepareScreen(lists[j], contexts[j], weights_of(j));
       EXPECT_FALSE(contexts[6].usable);
       if (d > 1) {  // context 7: one element fewer (the rows' first d − 1 codes)
         std::vector<float> q = RandomVector(d - 1, rng, 1.0);
@@ -368,7 +382,7 @@ TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
         }
         auto ctx = PrepareList(metric, Encoding::kLvq8, q, RandomVector(d - 1, rng, 0.5));
         ASSERT_TRUE(ctx.ok());
-        screen::PrepareScreen(*ctx, contexts[7]);
+        screen::PrepareScreen(*ctx, contexts[7], weights_of(7));
       }
       for (bool with_sums : {false, true}) {
         const Rows rows = MakeRows(d, rng, 1.0);
@@ -376,7 +390,7 @@ TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
         const RowBlock block = rows.Block(with_sums, sums);
         for (size_t m : {1, 2, 3, 4, 5, 9, 20}) {
           for (KernelPath p : ScreenPaths()) {
-            const std::string what = "d " + std::to_string(d) + " m " + std::to_string(m) + " " +
+            const std::string what = "mode " + std::to_string(mode) + " d " + std::to_string(d) + " m " + std::to_string(m) + " " +
                                      std::string(KernelPathName(p)) + (with_sums ? " sums" : "");
             std::vector<const ScreenContext*> pointers;
             std::vector<std::vector<float>> lower(m, std::vector<float>(block.n)), upper = lower;
@@ -396,6 +410,7 @@ TEST(ScreenTest, MultiScreenIsTheSingleScreen) {
             }
           }
         }
+      }
       }
     }
   }
@@ -571,6 +586,9 @@ INSTANTIATE_TEST_SUITE_P(Cases, ScreenQueryTest,
                                          EndToEndCase{Metric::kL2Squared, Encoding::kLvq8, 40},
                                          EndToEndCase{Metric::kCosine, Encoding::kLvq8, 12},
                                          EndToEndCase{Metric::kCosine, Encoding::kLvq8, 40},
+                                         // d ≥ 256: the ranking screens with 8-bit weights
+                                         EndToEndCase{Metric::kL2Squared, Encoding::kLvq8, 300},
+                                         EndToEndCase{Metric::kCosine, Encoding::kLvq8, 260},
                                          EndToEndCase{Metric::kL2Squared, Encoding::kLvq4, 40},
                                          EndToEndCase{Metric::kCosine, Encoding::kLvq4, 33}),
                          CaseName);

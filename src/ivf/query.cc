@@ -343,6 +343,14 @@ Status QueryRun::Advance() {
     // prepared and every centroid's bounds computed for all of them in one
     // pass over the centroid codes, then each ranked in turn.
     constexpr size_t kRankBatch = 8;
+    // The ranking screens with 8-bit weights from d = 256 on: bounds about
+    // 250 times wider, found twice as fast. Measured one at a time
+    // (index eval --batch 1, CPU 1): Fashion-MNIST (d = 784, nprobe 8) 95.5 →
+    // 93.8 µs, batched 48.1 → 46.3 µs, its candidates 8.0 → 11.7 a query;
+    // wink (d = 100, nprobe 64) 220.8 → 227.7 µs, its candidates 64 → 170:
+    // short rows cost little to screen, and the extra candidates outweigh it.
+    const screen::ScreenWeights ranking_weights =
+        d >= 256 ? screen::ScreenWeights::k8 : screen::ScreenWeights::k16;
     const size_t batch = std::min(kRankBatch, queries_.size());
     std::vector<ListContext>& lists = scratch.lists;
     std::vector<screen::ScreenContext>& screens = scratch.list_screens;
@@ -366,7 +374,7 @@ Status QueryRun::Advance() {
             screens[b].usable = false;
             continue;
           }
-          screen::PrepareScreen(lists[b], screens[b]);
+          screen::PrepareScreen(lists[b], screens[b], ranking_weights);
           screened[count] = &screens[b];
           lower_at[count] = lower.data() + b * nlist;
           upper_at[count] = upper.data() + b * nlist;
