@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "lvq_kernels_internal.h"
@@ -649,16 +651,30 @@ ReferenceSums Reference(Metric m, const std::vector<float>& q, const std::vector
   return r;
 }
 
+// A context made with others (`together`) is PrepareList's (`alone`) and the
+// sums' definition, bit for bit.
+void ExpectPreparedAlike(const ListContext& together, const Result<ListContext>& alone, Metric m,
+                         const std::vector<float>& q, const std::vector<float>& c, const std::string& what) {
+  auto bits = [](double x) { return std::bit_cast<uint64_t>(x); };
+  ASSERT_TRUE(alone.ok()) << what;
+  EXPECT_EQ(together.metric, alone->metric) << what;
+  EXPECT_EQ(together.encoding, alone->encoding) << what;
+  EXPECT_EQ(together.dimension, q.size()) << what;
+  EXPECT_TRUE(BitEqual(together.weights, alone->weights)) << what;
+  EXPECT_TRUE(BitEqual(together.weights_split, alone->weights_split)) << what;
+  EXPECT_EQ(bits(together.weight_sum), bits(alone->weight_sum)) << what;
+  EXPECT_EQ(bits(together.base), bits(alone->base)) << what;
+  const ReferenceSums want = Reference(m, q, c);
+  EXPECT_TRUE(BitEqual(alone->weights, want.weights)) << what;
+  EXPECT_EQ(bits(alone->weight_sum), bits(want.weight_sum)) << what;
+  EXPECT_EQ(bits(alone->base), bits(want.base)) << what;
+}
+
 // PrepareLists makes each context exactly as PrepareList does, bit for bit,
 // for every group size (the 4-wide groups and each remainder).
 TEST(LvqKernelsTest, PrepareListsEqualsOneAtATime) {
   std::mt19937 gen(29);
   std::uniform_real_distribution<float> value(-3.0f, 3.0f);
-  auto bits = [](double x) {
-    uint64_t b = 0;
-    std::memcpy(&b, &x, 8);
-    return b;
-  };
   for (size_t d : {1u, 7u, 100u, 784u}) {
     std::vector<float> q(d);
     for (float& x : q) x = value(gen);
@@ -673,19 +689,8 @@ TEST(LvqKernelsTest, PrepareListsEqualsOneAtATime) {
           std::vector<ListContext> together(lists);
           ASSERT_TRUE(PrepareLists(m, e, q, spans, together).ok());
           for (size_t j = 0; j < lists; ++j) {
-            auto alone = PrepareList(m, e, q, centroids[j]);
-            ASSERT_TRUE(alone.ok());
-            EXPECT_EQ(together[j].metric, alone->metric);
-            EXPECT_EQ(together[j].encoding, alone->encoding);
-            EXPECT_EQ(together[j].dimension, d);
-            EXPECT_TRUE(BitEqual(together[j].weights, alone->weights)) << d << " " << lists << " " << j;
-            EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
-            EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << lists << " " << j;
-            EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << lists << " " << j;
-            const ReferenceSums want = Reference(m, q, centroids[j]);
-            EXPECT_TRUE(BitEqual(alone->weights, want.weights)) << d << " " << lists << " " << j;
-            EXPECT_EQ(bits(alone->weight_sum), bits(want.weight_sum)) << d << " " << lists << " " << j;
-            EXPECT_EQ(bits(alone->base), bits(want.base)) << d << " " << lists << " " << j;
+            ExpectPreparedAlike(together[j], PrepareList(m, e, q, centroids[j]), m, q, centroids[j],
+                                std::to_string(d) + " " + std::to_string(lists) + " " + std::to_string(j));
           }
         }
       }
@@ -714,11 +719,6 @@ TEST(LvqKernelsTest, PrepareListsNamesTheFirstError) {
 TEST(LvqKernelsTest, PrepareListsOfCentroidEqualsOneAtATime) {
   std::mt19937 gen(31);
   std::uniform_real_distribution<float> value(-3.0f, 3.0f);
-  auto bits = [](double x) {
-    uint64_t b = 0;
-    std::memcpy(&b, &x, 8);
-    return b;
-  };
   for (size_t d : {1u, 7u, 100u, 784u}) {
     std::vector<float> centroid(d);
     for (float& x : centroid) x = value(gen);
@@ -733,19 +733,8 @@ TEST(LvqKernelsTest, PrepareListsOfCentroidEqualsOneAtATime) {
           std::vector<ListContext> together(count);
           ASSERT_TRUE(PrepareListsOfCentroid(m, e, spans, centroid, together).ok());
           for (size_t j = 0; j < count; ++j) {
-            auto alone = PrepareList(m, e, queries[j], centroid);
-            ASSERT_TRUE(alone.ok());
-            EXPECT_EQ(together[j].metric, alone->metric);
-            EXPECT_EQ(together[j].encoding, alone->encoding);
-            EXPECT_EQ(together[j].dimension, d);
-            EXPECT_TRUE(BitEqual(together[j].weights, alone->weights)) << d << " " << count << " " << j;
-            EXPECT_TRUE(BitEqual(together[j].weights_split, alone->weights_split));
-            EXPECT_EQ(bits(together[j].weight_sum), bits(alone->weight_sum)) << d << " " << count << " " << j;
-            EXPECT_EQ(bits(together[j].base), bits(alone->base)) << d << " " << count << " " << j;
-            const ReferenceSums want = Reference(m, queries[j], centroid);
-            EXPECT_TRUE(BitEqual(alone->weights, want.weights)) << d << " " << count << " " << j;
-            EXPECT_EQ(bits(alone->weight_sum), bits(want.weight_sum)) << d << " " << count << " " << j;
-            EXPECT_EQ(bits(alone->base), bits(want.base)) << d << " " << count << " " << j;
+            ExpectPreparedAlike(together[j], PrepareList(m, e, queries[j], centroid), m, queries[j], centroid,
+                                std::to_string(d) + " " + std::to_string(count) + " " + std::to_string(j));
           }
         }
       }

@@ -296,12 +296,7 @@ VIGILO_AVX2 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* low
         squares[r] = s.code_sq;
       }
     }
-    if constexpr (!kSums && kMetric == Metric::kL2Squared) {
-      for (size_t k = 0; k < n; ++k) {
-        sums[k] = rows.sums[first + k].sum;
-        squares[k] = rows.sums[first + k].squares;
-      }
-    }
+    if constexpr (!kSums && kMetric == Metric::kL2Squared) TakeSums(rows, first, n, sums, squares);
     BoundRows4<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
                         upper + first);
   }
@@ -425,22 +420,13 @@ VIGILO_AVX2 WeightStats MeasureWeightsAvx2(const float* w, size_t d) {
       sum[h] = _mm256_add_pd(sum[h], a);
     }
   }
-  alignas(32) double max_lane[8], sum_lane[8];
+  alignas(32) double max_lane[kWeightLanes], sum_lane[kWeightLanes];
   for (size_t h = 0; h < 2; ++h) {
     _mm256_store_pd(max_lane + 4 * h, max[h]);
     _mm256_store_pd(sum_lane + 4 * h, sum[h]);
   }
-  for (size_t k = 0; i < d; ++i, ++k) {
-    const double a = w[i] < 0 ? -double{w[i]} : double{w[i]};
-    max_lane[k] = a > max_lane[k] ? a : max_lane[k];
-    sum_lane[k] += a;
-  }
-  WeightStats out;
-  for (size_t k = 0; k < 8; ++k) {
-    out.max = max_lane[k] > out.max ? max_lane[k] : out.max;
-    out.sum += sum_lane[k];
-  }
-  return out;
+  for (size_t k = 0; i < d; ++i, ++k) MeasureInto(w[i], max_lane[k], sum_lane[k]);
+  return FinishMeasure(max_lane, sum_lane);
 }
 
 VIGILO_AVX2 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q) {
@@ -460,21 +446,11 @@ VIGILO_AVX2 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse,
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i), _mm_packs_epi32(r32[0], r32[1]));
   }
-  alignas(32) double e_lane[8];
+  alignas(32) double e_lane[kWeightLanes];
   _mm256_store_pd(e_lane, err[0]);
   _mm256_store_pd(e_lane + 4, err[1]);
-  constexpr double kRound = 0x1.8p52, kMax = 32767;
-  for (size_t k = 0; i < d; ++i, ++k) {  // QuantizeWeights' tail, into lanes 0, 1, …
-    double r = (w[i] * inverse + kRound) - kRound;
-    r = r > kMax ? kMax : r;
-    r = r < -kMax ? -kMax : r;
-    q[i] = static_cast<int16_t>(static_cast<int32_t>(r));
-    const double e = w[i] - step * r;
-    e_lane[k] += e < 0 ? -e : e;
-  }
-  double sum = 0;
-  for (double x : e_lane) sum += x;
-  return sum;
+  for (size_t k = 0; i < d; ++i, ++k) QuantizeInto(w[i], inverse, step, q[i], e_lane[k]);
+  return SumLanes(e_lane);
 }
 
 // Σc by vpsadbw, Σc² by vpmaddwd (lanes stay below 2^31 for d ≤ 65536:

@@ -269,12 +269,7 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
         squares[r] = s.code_sq;
       }
     }
-    if constexpr (!kSums && kMetric == Metric::kL2Squared) {
-      for (size_t k = 0; k < n; ++k) {
-        sums[k] = rows.sums[first + k].sum;
-        squares[k] = rows.sums[first + k].squares;
-      }
-    }
+    if constexpr (!kSums && kMetric == Metric::kL2Squared) TakeSums(rows, first, n, sums, squares);
     BoundRows8<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
                         upper + first);
   }
@@ -353,12 +348,7 @@ VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* 
       Reduce4(dot[0], zero, zero, zero, out);
       dots[r] = out[0];
     }
-    if constexpr (kMetric == Metric::kL2Squared) {
-      for (size_t k = 0; k < n; ++k) {
-        sums[k] = rows.sums[first + k].sum;
-        squares[k] = rows.sums[first + k].squares;
-      }
-    }
+    if constexpr (kMetric == Metric::kL2Squared) TakeSums(rows, first, n, sums, squares);
     BoundRows8<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
                         upper + first);
   }

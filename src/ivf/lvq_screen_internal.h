@@ -104,6 +104,14 @@ constexpr size_t kBoundBatch = 64;
 constexpr size_t kFourRowsMax = 256;
 constexpr double kScreenTooLarge = 0x1.fffffep125;  // FLT_MAX / 4: beyond it a bound proves nothing
 
+// The precomputed code sums (rows.sums) of rows [first, first + n), as doubles.
+inline void TakeSums(const RowBlock& rows, size_t first, size_t n, double* sums, double* squares) {
+  for (size_t k = 0; k < n; ++k) {
+    sums[k] = rows.sums[first + k].sum;
+    squares[k] = rows.sums[first + k].squares;
+  }
+}
+
 // lower/upper of rows [0, n) from their sums (code_sum, code_sq: l2 only).
 // The proof is the doc's; in short, with W_a = s·Wi the computed value v
 // differs from the normative one by at most dev = m·|scale|·E (m = 2 for l2,
@@ -154,60 +162,60 @@ inline void BoundRows(const ScreenContext& ctx, size_t n, const float* offsets, 
 
 // PrepareScreen's two passes over the weights, written to vectorize (8
 // independent lanes; the bound allows for any order of these double sums).
+// Element i goes to lane i mod 8, the last d mod 8 elements to lanes 0, 1, …,
+// and the lanes are summed in order: the AVX2 forms keep this to the bit.
 struct WeightStats {
   double max = 0, sum = 0;  // max |w_i|, Σ|w_i|
 };
-inline WeightStats MeasureWeights(const float* w, size_t d) {
-  constexpr size_t kLanes = 8;
-  double max_lane[kLanes] = {}, sum_lane[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= d; i += kLanes) {
-    for (size_t k = 0; k < kLanes; ++k) {
-      const double a = w[i + k] < 0 ? -double{w[i + k]} : double{w[i + k]};
-      max_lane[k] = a > max_lane[k] ? a : max_lane[k];
-      sum_lane[k] += a;
-    }
-  }
-  for (size_t k = 0; i < d; ++i, ++k) {
-    const double a = w[i] < 0 ? -double{w[i]} : double{w[i]};
-    max_lane[k] = a > max_lane[k] ? a : max_lane[k];
-    sum_lane[k] += a;
-  }
+constexpr size_t kWeightLanes = 8;
+// One element into a lane: its |w| into the lane's max and sum.
+inline void MeasureInto(float w, double& max_lane, double& sum_lane) {
+  const double a = w < 0 ? -double{w} : double{w};
+  max_lane = a > max_lane ? a : max_lane;
+  sum_lane += a;
+}
+inline WeightStats FinishMeasure(const double* max_lane, const double* sum_lane) {
   WeightStats out;
-  for (size_t k = 0; k < kLanes; ++k) {
+  for (size_t k = 0; k < kWeightLanes; ++k) {
     out.max = max_lane[k] > out.max ? max_lane[k] : out.max;
     out.sum += sum_lane[k];
   }
   return out;
 }
-// q_i = w_i·inverse rounded to an integer (the magic constant: |x| < 2^51,
-// no library call) and clamped to ±32767; returns Σ|w_i − step·q_i|.
-inline double QuantizeWeights(const float* w, size_t d, double inverse, double step, int16_t* q) {
-  constexpr size_t kLanes = 8;
-  constexpr double kRound = 0x1.8p52, kMax = 32767;
-  double e_lane[kLanes] = {};
+inline WeightStats MeasureWeights(const float* w, size_t d) {
+  double max_lane[kWeightLanes] = {}, sum_lane[kWeightLanes] = {};
   size_t i = 0;
-  for (; i + kLanes <= d; i += kLanes) {
-    for (size_t k = 0; k < kLanes; ++k) {
-      double r = (w[i + k] * inverse + kRound) - kRound;
-      r = r > kMax ? kMax : r;
-      r = r < -kMax ? -kMax : r;
-      q[i + k] = static_cast<int16_t>(static_cast<int32_t>(r));
-      const double e = w[i + k] - step * r;
-      e_lane[k] += e < 0 ? -e : e;
-    }
+  for (; i + kWeightLanes <= d; i += kWeightLanes) {
+    for (size_t k = 0; k < kWeightLanes; ++k) MeasureInto(w[i + k], max_lane[k], sum_lane[k]);
   }
-  for (size_t k = 0; i < d; ++i, ++k) {
-    double r = (w[i] * inverse + kRound) - kRound;
-    r = r > kMax ? kMax : r;
-    r = r < -kMax ? -kMax : r;
-    q[i] = static_cast<int16_t>(static_cast<int32_t>(r));
-    const double e = w[i] - step * r;
-    e_lane[k] += e < 0 ? -e : e;
-  }
+  for (size_t k = 0; i < d; ++i, ++k) MeasureInto(w[i], max_lane[k], sum_lane[k]);
+  return FinishMeasure(max_lane, sum_lane);
+}
+// q_i = w_i·inverse rounded to an integer (the magic constant: |x| < 2^51,
+// no library call) and clamped to ±32767; |w_i − step·q_i| into the lane.
+inline void QuantizeInto(float w, double inverse, double step, int16_t& q, double& e_lane) {
+  constexpr double kRound = 0x1.8p52, kMax = 32767;
+  double r = (w * inverse + kRound) - kRound;
+  r = r > kMax ? kMax : r;
+  r = r < -kMax ? -kMax : r;
+  q = static_cast<int16_t>(static_cast<int32_t>(r));
+  const double e = w - step * r;
+  e_lane += e < 0 ? -e : e;
+}
+inline double SumLanes(const double* lanes) {
   double sum = 0;
-  for (double x : e_lane) sum += x;
+  for (size_t k = 0; k < kWeightLanes; ++k) sum += lanes[k];
   return sum;
+}
+// Quantizes w into q; returns Σ|w_i − step·q_i|.
+inline double QuantizeWeights(const float* w, size_t d, double inverse, double step, int16_t* q) {
+  double e_lane[kWeightLanes] = {};
+  size_t i = 0;
+  for (; i + kWeightLanes <= d; i += kWeightLanes) {
+    for (size_t k = 0; k < kWeightLanes; ++k) QuantizeInto(w[i + k], inverse, step, q[i + k], e_lane[k]);
+  }
+  for (size_t k = 0; i < d; ++i, ++k) QuantizeInto(w[i], inverse, step, q[i], e_lane[k]);
+  return SumLanes(e_lane);
 }
 // The same two compiled for AVX2 (only when kernels_internal::Avx2Supported()).
 WeightStats MeasureWeightsAvx2(const float* w, size_t d);
