@@ -234,6 +234,14 @@ Status FinishList(Metric metric, Encoding encoding, ListContext& out) {
   return Status::Ok();
 }
 
+// The format's dimensions, 1…65536 (which keeps the integer code sums in 32 bits).
+Status CheckDimension(size_t d) {
+  if (d == 0 || d > kMaxDimension) {
+    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
+  }
+  return Status::Ok();
+}
+
 // n lists (query_of(j), centroid_of(j)) of dimension d into out, after the
 // caller's size checks; check_inputs() names the first NaN or ±Inf input in
 // the caller's order, before any other error. It runs before any work
@@ -278,9 +286,7 @@ Status PrepareLists(Metric metric, Encoding encoding, std::span<const float> q,
                              std::to_string(c.size()));
     }
   }
-  if (d == 0 || d > kMaxDimension) {
-    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
-  }
+  VIGILO_RETURN_IF_ERROR(CheckDimension(d));
   auto check_inputs = [&]() -> Status {
     VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
     for (const auto& c : centroids) VIGILO_RETURN_IF_ERROR(CheckFinite(c, "centroid"));
@@ -306,9 +312,7 @@ Status PrepareListsOfCentroid(Metric metric, Encoding encoding, std::span<const 
     }
   }
   if (queries.empty()) return Status::Ok();
-  if (d == 0 || d > kMaxDimension) {
-    return InvalidArgument("scoring: dimension " + std::to_string(d) + " is outside 1…" + std::to_string(kMaxDimension));
-  }
+  VIGILO_RETURN_IF_ERROR(CheckDimension(d));
   auto check_inputs = [&]() -> Status {
     for (const auto& q : queries) VIGILO_RETURN_IF_ERROR(CheckFinite(q, "query"));
     return CheckFinite(centroid_decoded, "centroid");

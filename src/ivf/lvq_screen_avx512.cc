@@ -34,28 +34,41 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "lvq_screen_reduce_avx2.h"
+
 #define VIGILO_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 namespace vigilo::ivf::screen {
 namespace {
 
+using reduce::Reduce4;
+using reduce::Reduce4Wide;
+
 constexpr size_t kChunk = 2048;     // elements per int32 accumulator before widening
 constexpr size_t kSmallMax = 2048;  // rows up to this go four at a time in int32
 constexpr size_t kAhead = 4;        // rows prefetched ahead
 
-// One 32-element step's masks: full steps, then the tail (d mod 32 lanes).
-struct Masks {
-  size_t whole32 = 0;
-  __mmask32 tail = 0;
+// A loop of kStep-element steps: the elements in whole steps, then the
+// tail's mask (d mod kStep lanes; 0 when there is none).
+template <size_t kStep, class Mask>
+struct StepMasks {
+  size_t whole = 0;
+  Mask tail = 0;
 };
 
-inline Masks MakeMasks(size_t d) {
-  Masks m;
-  m.whole32 = d / 32 * 32;
-  const size_t tail = d - m.whole32;
-  m.tail = tail == 0 ? 0 : static_cast<__mmask32>((uint64_t{1} << tail) - 1);
+template <size_t kStep, class Mask>
+inline StepMasks<kStep, Mask> MakeStepMasks(size_t d) {
+  static_assert(kStep <= 64);
+  StepMasks<kStep, Mask> m;
+  m.whole = d / kStep * kStep;
+  const size_t tail = d - m.whole;
+  m.tail = tail == 0 ? 0 : static_cast<Mask>((~uint64_t{0}) >> (64 - tail));
   return m;
 }
+
+// 32-element steps (codes widened to 16-bit lanes).
+using Masks = StepMasks<32, __mmask32>;
+inline Masks MakeMasks(size_t d) { return MakeStepMasks<32, __mmask32>(d); }
 
 VIGILO_AVX512 inline __m512i Codes(const uint8_t* p) {
   return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -67,31 +80,6 @@ VIGILO_AVX512 inline __m512i CodesMasked(__mmask32 k, const uint8_t* p) {
 // 16 int32 lanes → 8 (pairs added in int32: each pair's sum stays below 2^31 by the chunk limit).
 VIGILO_AVX512 inline __m256i Half(__m512i v) {
   return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-}
-
-VIGILO_AVX512 inline __m256i Widen64(__m256i acc32) {
-  return _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(acc32)),
-                          _mm256_cvtepi32_epi64(_mm256_extracti128_si256(acc32, 1)));
-}
-
-// Four rows' 8-lane int32 sums (each row's total below 2^31), as doubles.
-VIGILO_AVX512 inline void Reduce4(__m256i a0, __m256i a1, __m256i a2, __m256i a3, double* out) {
-  const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
-  const __m128i sums = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
-  _mm256_storeu_pd(out, _mm256_cvtepi32_pd(sums));
-}
-
-// Four rows' 8-lane int32 sums reduced in int64, as doubles (exact: the
-// sums are below 2^51, where adding 1.5·2^52 to the bits converts exactly).
-VIGILO_AVX512 inline void Reduce4Wide(const __m256i (&a)[4], double* out) {
-  __m256i w[4];
-  for (size_t k = 0; k < 4; ++k) w[k] = Widen64(a[k]);
-  const __m256i s01 = _mm256_add_epi64(_mm256_unpacklo_epi64(w[0], w[1]), _mm256_unpackhi_epi64(w[0], w[1]));
-  const __m256i s23 = _mm256_add_epi64(_mm256_unpacklo_epi64(w[2], w[3]), _mm256_unpackhi_epi64(w[2], w[3]));
-  const __m256i sums =
-      _mm256_add_epi64(_mm256_permute2x128_si256(s01, s23, 0x20), _mm256_permute2x128_si256(s01, s23, 0x31));
-  const __m256i magic = _mm256_set1_epi64x(0x4338000000000000);  // the bits of 1.5·2^52
-  _mm256_storeu_pd(out, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(sums, magic)), _mm256_castsi256_pd(magic)));
 }
 
 struct Sums {
@@ -117,15 +105,15 @@ VIGILO_AVX512 inline Sums Row(const ScreenContext& ctx, const Masks& m, const ui
     dot64 = _mm512_add_epi64(dot64, _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc)),
                                                      _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(acc, 1))));
   };
-  for (size_t i = 0; i < m.whole32;) {
-    const size_t end = std::min(m.whole32, i + kChunk);
+  for (size_t i = 0; i < m.whole;) {
+    const size_t end = std::min(m.whole, i + kChunk);
     __m512i acc = zero;
     for (; i < end; i += 32) add(acc, Codes(code + i), _mm512_loadu_si512(q + i));
     widen_add(acc);
   }
   if (m.tail != 0) {
     __m512i acc = zero;
-    add(acc, CodesMasked(m.tail, code + m.whole32), _mm512_maskz_loadu_epi16(m.tail, q + m.whole32));
+    add(acc, CodesMasked(m.tail, code + m.whole), _mm512_maskz_loadu_epi16(m.tail, q + m.whole));
     widen_add(acc);
   }
   Sums s;
@@ -153,13 +141,13 @@ VIGILO_AVX512 inline void Small4(const ScreenContext& ctx, const Masks& m, const
       s2[k] = _mm512_dpwssd_epi32(s2[k], c, c);
     }
   };
-  for (size_t i = 0; i < m.whole32; i += 32) {
+  for (size_t i = 0; i < m.whole; i += 32) {
     const __m512i w = _mm512_loadu_si512(q + i);
     for (size_t k = 0; k < 4; ++k) add(k, Codes(code + k * stride + i), w);
   }
   if (m.tail != 0) {
-    const __m512i w = _mm512_maskz_loadu_epi16(m.tail, q + m.whole32);
-    for (size_t k = 0; k < 4; ++k) add(k, CodesMasked(m.tail, code + k * stride + m.whole32), w);
+    const __m512i w = _mm512_maskz_loadu_epi16(m.tail, q + m.whole);
+    for (size_t k = 0; k < 4; ++k) add(k, CodesMasked(m.tail, code + k * stride + m.whole), w);
   }
   for (size_t k = 0; k < 4; ++k) {
     dot[k] = Half(acc[k]);
@@ -283,17 +271,8 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
 // the four rows are reduced in int32. The last d mod 64 elements are one
 // masked step. Rows of l2 without precomputed sums take the 16-bit loop
 // (their Σc and Σc² come with it; q holds the same integers).
-struct Masks8 {
-  size_t whole64 = 0;
-  __mmask64 tail = 0;
-};
-
-inline Masks8 MakeMasks8(size_t d) {
-  Masks8 m;
-  m.whole64 = d / 64 * 64;
-  m.tail = d % 64 == 0 ? 0 : (~uint64_t{0}) >> (64 - d % 64);
-  return m;
-}
+using Masks8 = StepMasks<64, __mmask64>;  // 64-element steps (raw code bytes)
+inline Masks8 MakeMasks8(size_t d) { return MakeStepMasks<64, __mmask64>(d); }
 
 inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
   return !ctx.q8.empty() && (ctx.metric == Metric::kCosine || rows.sums != nullptr);
@@ -306,16 +285,16 @@ VIGILO_AVX512 inline void Dots8(const ScreenContext& ctx, const Masks8& m, const
   const int8_t* q = ctx.q8.data();
   __m512i acc[kRows];
   for (size_t r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_si512();
-  for (size_t i = 0; i < m.whole64; i += 64) {
+  for (size_t i = 0; i < m.whole; i += 64) {
     const __m512i w = _mm512_loadu_si512(q + i);
     for (size_t r = 0; r < kRows; ++r) {
       acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(code + r * stride + i), w);
     }
   }
   if (m.tail != 0) {
-    const __m512i w = _mm512_loadu_si512(q + m.whole64);  // q8 is zero-padded to 64
+    const __m512i w = _mm512_loadu_si512(q + m.whole);  // q8 is zero-padded to 64
     for (size_t r = 0; r < kRows; ++r) {
-      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole64), w);
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole), w);
     }
   }
   for (size_t r = 0; r < kRows; ++r) dot[r] = Half(acc[r]);
@@ -375,15 +354,15 @@ VIGILO_AVX512 inline void MultiTile(const ScreenContext* const* ctx, const Masks
       for (size_t r = 0; r < kRows; ++r) acc[r][j] = _mm512_dpwssd_epi32(acc[r][j], c[r], w);
     }
   };
-  for (size_t i = 0; i < m.whole32; i += 32) {
+  for (size_t i = 0; i < m.whole; i += 32) {
     __m512i c[kRows];
     for (size_t r = 0; r < kRows; ++r) c[r] = Codes(code + r * stride + i);
     step(c, i, ~__mmask32{0});
   }
   if (m.tail != 0) {
     __m512i c[kRows];
-    for (size_t r = 0; r < kRows; ++r) c[r] = CodesMasked(m.tail, code + r * stride + m.whole32);
-    step(c, m.whole32, m.tail);
+    for (size_t r = 0; r < kRows; ++r) c[r] = CodesMasked(m.tail, code + r * stride + m.whole);
+    step(c, m.whole, m.tail);
   }
   for (size_t r = 0; r < kRows; ++r) {
     for (size_t j = 0; j < kTileQueries; ++j) dot[r][j] = j < kQueries ? Half(acc[r][j]) : _mm256_setzero_si256();
@@ -402,7 +381,7 @@ VIGILO_AVX512 inline void MultiTile8(const ScreenContext* const* ctx, const Mask
   for (size_t r = 0; r < kRows; ++r) {
     for (size_t j = 0; j < kQueries; ++j) acc[r][j] = zero;
   }
-  for (size_t i = 0; i < m.whole64; i += 64) {
+  for (size_t i = 0; i < m.whole; i += 64) {
     __m512i c[kRows];
     for (size_t r = 0; r < kRows; ++r) c[r] = _mm512_loadu_si512(code + r * stride + i);
     for (size_t j = 0; j < kQueries; ++j) {
@@ -412,9 +391,9 @@ VIGILO_AVX512 inline void MultiTile8(const ScreenContext* const* ctx, const Mask
   }
   if (m.tail != 0) {
     __m512i c[kRows];
-    for (size_t r = 0; r < kRows; ++r) c[r] = _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole64);
+    for (size_t r = 0; r < kRows; ++r) c[r] = _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole);
     for (size_t j = 0; j < kQueries; ++j) {
-      const __m512i w = _mm512_loadu_si512(q[j] + m.whole64);  // q8 is zero-padded to 64
+      const __m512i w = _mm512_loadu_si512(q[j] + m.whole);  // q8 is zero-padded to 64
       for (size_t r = 0; r < kRows; ++r) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], c[r], w);
     }
   }
