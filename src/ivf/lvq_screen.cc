@@ -15,12 +15,12 @@ namespace vigilo::ivf::screen {
 namespace {
 
 constexpr double kUnit = 0x1p-24;  // float32's unit roundoff
-constexpr int32_t kMaxQ = 32767, kMaxQ8 = 127;
+constexpr int32_t kMaxQ = kMaxWeight, kMaxQ8 = 127;
 constexpr double kTooLarge = kScreenTooLarge;
 static_assert(kScreenTooLarge == double{FLT_MAX} / 4);
 
 // Rows of at most 256 elements keep an int32 sum of products |q_i·c_i| ≤
-// 32767·255 below 2^31 (256·32767·255 = 2,139,029,760).
+// 32639·255 below 2^31 (256·32767·255 = 2,139,029,760).
 constexpr size_t kPortableChunk = 256;
 
 int64_t DotPortable(const ScreenContext& ctx, const uint8_t* code) {
@@ -34,6 +34,20 @@ int64_t DotPortable(const ScreenContext& ctx, const uint8_t* code) {
     dot += acc;
   }
   return dot;
+}
+
+// q_i = 256·hi_i + lo_i with lo_i = q_i's low byte read as int8 (so q_i − lo_i
+// is a multiple of 256; |q_i| ≤ 127·257 keeps hi_i within ±127).
+void SplitWeights(const int16_t* q, size_t d, std::vector<int8_t>& lo, std::vector<int8_t>& hi) {
+  lo.assign((d + 63) / 64 * 64, 0);
+  hi.assign(lo.size(), 0);
+  int8_t* l = lo.data();
+  int8_t* h = hi.data();
+  for (size_t i = 0; i < d; ++i) {
+    const int8_t low = static_cast<int8_t>(q[i]);
+    l[i] = low;
+    h[i] = static_cast<int8_t>((q[i] - low) >> 8);
+  }
 }
 
 void Unbounded(float& lower, float& upper) {
@@ -63,7 +77,7 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out, ScreenWeights wei
   if (!(2.0 * 255.0 * sum_w < kTooLarge)) return;
   // Any integers q_i serve (the residues e_i = w_i − s·q_i are what the
   // bound counts); near-nearest ones keep it tight. w·(1/s) is within a few
-  // ulps of w/s, so |q_i| ≤ 32767 after the clamp (and ≤ 127 for 8 bits:
+  // ulps of w/s, so |q_i| ≤ kMaxWeight after the clamp (and ≤ 127 for 8 bits:
   // |w_i·(1/s)| ≤ 127·(1 + 3·2^-53) rounds to at most 127).
   const bool eight = weights == ScreenWeights::k8;
   const double step = max_w / (eight ? kMaxQ8 : kMaxQ);
@@ -75,6 +89,13 @@ void PrepareScreen(const ListContext& ctx, ScreenContext& out, ScreenWeights wei
   if (eight) {
     out.q8.resize((d + 63) / 64 * 64, 0);
     for (size_t i = 0; i < d; ++i) out.q8[i] = static_cast<int8_t>(q[i]);
+  }
+  // Only the AVX-512 screen reads the split weights (it screens with q when they are missing).
+  if (DispatchedKernelPath() == KernelPath::kAvx512) {
+    SplitWeights(q, d, out.q_lo, out.q_hi);
+  } else {
+    out.q_lo.clear();
+    out.q_hi.clear();
   }
   // The AVX2 layout of each whole 32-element block: its 16 even elements, then its 16 odd ones.
   out.q_split.resize(d / 32 * 32);

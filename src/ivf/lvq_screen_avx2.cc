@@ -413,7 +413,7 @@ VIGILO_AVX2 WeightStats MeasureWeightsAvx2(const float* w, size_t d) {
 VIGILO_AVX2 double QuantizeWeightsAvx2(const float* w, size_t d, double inverse, double step, int16_t* q) {
   const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
   const __m256d inv = _mm256_set1_pd(inverse), s = _mm256_set1_pd(step);
-  const __m256d hi = _mm256_set1_pd(32767.0), lo = _mm256_set1_pd(-32767.0);
+  const __m256d hi = _mm256_set1_pd(kMaxWeight), lo = _mm256_set1_pd(-kMaxWeight);
   __m256d err[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
   size_t i = 0;
   for (; i + 8 <= d; i += 8) {

@@ -1,22 +1,21 @@
-// The AVX-512 screen (lvq_screen_internal.h): 32 code bytes widened to 32
-// int16 lanes in element order and multiplied by the int16 weights
-// (ScreenContext::q, zero-padded to 16) with VNNI's vpdpwssd (exact int32
-// pair sums, accumulated in the same instruction). The last d mod 32
-// elements are one masked step (the codes and weights past d read as 0 and
-// never fault), so no byte past the row is read and every d takes the same
-// loop. An int32 lane takes 2 products per step: at most 128 per 2048
-// elements, below 2^31 (256·32767·255 < 2^31 even after pairing two lanes);
-// longer rows are widened to 64 bits every 2048 elements. Σc and Σc² by
-// vpdpwssd against ones and against the codes themselves. The integers are
-// those of the portable and AVX2 screens (exact sums), and BoundRows8 makes
-// the portable BoundRows' operations in the same order 8 rows wide, so the
-// bounds are bit for bit the other paths'. Contexts of 8-bit weights (the
-// centroid ranking's from d = 256) take vpdpbusd on the raw code bytes, 64
-// elements a step. Several contexts (a row group's
-// queries) go in tiles of 4 rows × 4 contexts: each step of a row widened
-// once, then one vpdpwssd per context (Fashion-MNIST batched at nprobe 8:
-// 63 → 54 µs a query against the AVX2 tiles this path used before).
-// Only the VIGILO_AVX512 functions use AVX-512, and only after
+// The AVX-512 screen (lvq_screen_internal.h). Rows of d ≤ 2048: 64 raw code
+// bytes a step against the two int8 halves of the 16-bit weights
+// (ScreenContext::q_lo, q_hi) by VNNI's vpdpbusd, Σq·c = 256·Σhi·c + Σlo·c
+// exactly, no widening of the codes; Σc by vpdpbusd against ones and Σc² =
+// Σc·(c − 128) + 128·Σc (SplitDots). Longer rows: 32 code bytes widened to
+// int16 lanes and multiplied by q with vpdpwssd (exact int32 pair sums),
+// widened to 64 bits every 2048 elements; Σc and Σc² by vpdpwssd against ones
+// and the codes (Row). The last d mod 64 (or 32) elements are one masked step
+// (codes past d read as 0, weights zero-padded), so no byte past the row is
+// read and every d takes the same loop. The integers are those of the
+// portable and AVX2 screens (exact sums), and BoundRows8 makes the portable
+// BoundRows' operations in the same order 8 rows wide, so the bounds are bit
+// for bit the other paths'. Contexts of 8-bit weights (the centroid ranking's
+// from d = 256) take one vpdpbusd per step against q8. Several contexts (a
+// row group's queries) go in tiles of 4 rows × 4 contexts: each 32-element
+// step of a row widened once, then one vpdpwssd per context (Fashion-MNIST
+// batched at nprobe 8: 63 → 54 µs a query against the AVX2 tiles this path
+// used before). Only the VIGILO_AVX512 functions use AVX-512, and only after
 // kernels_internal::Avx512Supported().
 #include "lvq_kernels_internal.h"
 #include "lvq_screen_internal.h"
@@ -125,35 +124,58 @@ VIGILO_AVX512 inline Sums Row(const ScreenContext& ctx, const Masks& m, const ui
   return s;
 }
 
-// Four rows of d ≤ kSmallMax side by side, sharing each weight load; each
-// accumulator folded to 8 int32 lanes.
-template <bool kSums>
-VIGILO_AVX512 inline void Small4(const ScreenContext& ctx, const Masks& m, const uint8_t* code, size_t stride,
-                                 __m256i (&dot)[4], __m256i (&sum)[4], __m256i (&sq)[4]) {
-  const int16_t* q = ctx.q.data();
+// 64-element steps on raw code bytes (vpdpbusd: unsigned bytes × int8).
+using Masks8 = StepMasks<64, __mmask64>;
+inline Masks8 MakeMasks8(size_t d) { return MakeStepMasks<64, __mmask64>(d); }
+
+// kRows rows of d ≤ kSmallMax side by side at the 16-bit weights' precision
+// without widening the codes: Σq·c = 256·Σhi·c + Σlo·c from two vpdpbusd per
+// 64 elements against the split weights (ScreenContext::q_lo, q_hi); with
+// kSums, Σc by vpdpbusd against ones and Σc² = Σc·(c − 128) + 128·Σc, the
+// first by vpdpbusd of the codes against themselves with the top bit
+// flipped (c XOR 128 read as int8 is c − 128). Each int32 lane takes 4
+// products a step, |c·lo| ≤ 255·128: far below 2^31 at d ≤ 2048. Each
+// accumulator is folded to 8 int32 lanes; Σc² is folded from Σc·(c − 128)
+// and Σc lane by lane (each folded lane's Σc² ≤ 8·255²·(d/64 + 1) fits int32).
+template <size_t kRows, bool kSums, bool kNarrow>
+VIGILO_AVX512 inline void SplitDots(const ScreenContext& ctx, const Masks8& m, const uint8_t* code, size_t stride,
+                                    __m256i (&lo)[kRows], __m256i (&hi)[kRows], __m256i (&sum)[kRows],
+                                    __m256i (&sq)[kRows]) {
+  const int8_t* q_lo = ctx.q_lo.data();
+  const int8_t* q_hi = ctx.q_hi.data();
   const __m512i zero = _mm512_setzero_si512();
-  const __m512i ones = _mm512_set1_epi16(1);
-  __m512i acc[4] = {zero, zero, zero, zero}, s1[4] = {zero, zero, zero, zero}, s2[4] = {zero, zero, zero, zero};
-  auto add = [&](size_t k, __m512i c, __m512i w) VIGILO_AVX512 {
-    acc[k] = _mm512_dpwssd_epi32(acc[k], c, w);
+  const __m512i ones = _mm512_set1_epi8(1), flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i a_lo[kRows], a_hi[kRows], s1[kRows], s2[kRows];
+  for (size_t r = 0; r < kRows; ++r) a_lo[r] = a_hi[r] = s1[r] = s2[r] = zero;
+  auto add = [&](size_t r, __m512i c, __m512i w_lo, __m512i w_hi) VIGILO_AVX512 {
+    a_lo[r] = _mm512_dpbusd_epi32(a_lo[r], c, w_lo);
+    a_hi[r] = _mm512_dpbusd_epi32(a_hi[r], c, w_hi);
     if constexpr (kSums) {
-      s1[k] = _mm512_dpwssd_epi32(s1[k], c, ones);
-      s2[k] = _mm512_dpwssd_epi32(s2[k], c, c);
+      s1[r] = _mm512_dpbusd_epi32(s1[r], c, ones);
+      s2[r] = _mm512_dpbusd_epi32(s2[r], c, _mm512_xor_si512(c, flip));
     }
   };
-  for (size_t i = 0; i < m.whole; i += 32) {
-    const __m512i w = _mm512_loadu_si512(q + i);
-    for (size_t k = 0; k < 4; ++k) add(k, Codes(code + k * stride + i), w);
+  for (size_t i = 0; i < m.whole; i += 64) {
+    const __m512i w_lo = _mm512_loadu_si512(q_lo + i), w_hi = _mm512_loadu_si512(q_hi + i);
+    for (size_t r = 0; r < kRows; ++r) add(r, _mm512_loadu_si512(code + r * stride + i), w_lo, w_hi);
   }
-  if (m.tail != 0) {
-    const __m512i w = _mm512_maskz_loadu_epi16(m.tail, q + m.whole);
-    for (size_t k = 0; k < 4; ++k) add(k, CodesMasked(m.tail, code + k * stride + m.whole), w);
+  if (m.tail != 0) {  // q_lo and q_hi are zero-padded to 64; masked codes read as 0
+    const __m512i w_lo = _mm512_loadu_si512(q_lo + m.whole), w_hi = _mm512_loadu_si512(q_hi + m.whole);
+    for (size_t r = 0; r < kRows; ++r) add(r, _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole), w_lo, w_hi);
   }
-  for (size_t k = 0; k < 4; ++k) {
-    dot[k] = Half(acc[k]);
+  for (size_t r = 0; r < kRows; ++r) {
+    if constexpr (kNarrow) {  // the whole Σq·c within int32: one accumulator
+      lo[r] = Half(_mm512_add_epi32(a_lo[r], _mm512_slli_epi32(a_hi[r], 8)));
+      hi[r] = _mm256_setzero_si256();
+    } else {
+      lo[r] = Half(a_lo[r]);
+      hi[r] = Half(a_hi[r]);
+    }
     if constexpr (kSums) {
-      sum[k] = Half(s1[k]);
-      sq[k] = Half(s2[k]);
+      sum[r] = Half(s1[r]);
+      sq[r] = _mm256_add_epi32(Half(s2[r]), _mm256_slli_epi32(sum[r], 7));
+    } else {
+      sum[r] = sq[r] = _mm256_setzero_si256();
     }
   }
 }
@@ -221,40 +243,80 @@ VIGILO_AVX512 inline void Prefetch(const ScreenContext& ctx, const uint8_t* row)
   _mm_prefetch(reinterpret_cast<const char*>(row + ctx.dimension - 1), _MM_HINT_T0);
 }
 
+// Rows of d > kSmallMax, one at a time, 16-bit codes (Row).
 template <Metric kMetric, bool kSums>
-VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+VIGILO_AVX512 void LongRows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
   const Masks masks = MakeMasks(ctx.dimension);
-  const bool small = ctx.dimension <= std::min(kSmallMax, rows.cached ? kSmallMax : kFourRowsMax);
-  const bool narrow = ctx.dimension <= 256;  // a row's whole Σq·c below 256·32767·255 < 2^31
   for (size_t first = 0; first < rows.n; first += kBoundBatch) {
     const size_t n = std::min(kBoundBatch, rows.n - first);
-    size_t r = 0;
-    if (small) {
-      for (; r + 4 <= n; r += 4) {
-        for (size_t k = 0; k < 4; ++k) {
-          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
-        }
-        __m256i dot[4], sum[4], sq[4];
-        Small4<kSums>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, dot, sum, sq);
-        if (narrow) {
-          Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
-        } else {
-          Reduce4Wide(dot, dots + r);
-        }
-        if constexpr (kSums) {
-          Reduce4(sum[0], sum[1], sum[2], sum[3], sums + r);
-          Reduce4(sq[0], sq[1], sq[2], sq[3], squares + r);
-        }
-      }
-    }
-    for (; r < n; ++r) {
+    for (size_t r = 0; r < n; ++r) {
       if (first + r + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + kAhead) * rows.stride);
       const Sums s = Row<kSums>(ctx, masks, rows.codes + (first + r) * rows.stride);
       dots[r] = static_cast<double>(s.dot);
       if constexpr (kSums) {
         sums[r] = s.code_sum;
         squares[r] = s.code_sq;
+      }
+    }
+    if constexpr (!kSums && kMetric == Metric::kL2Squared) TakeSums(rows, first, n, sums, squares);
+    BoundRows8<kMetric>(ctx, n, rows.offsets + first, rows.scales + first, dots, sums, squares, lower + first,
+                        upper + first);
+  }
+}
+
+// 256·hi + lo for four rows, exact in double (|Σ| < 2^40).
+inline void Combine(const double* lo, const double* hi, double* out) {
+  for (size_t k = 0; k < 4; ++k) out[k] = 256.0 * hi[k] + lo[k];
+}
+
+// Rows of d ≤ kSmallMax by SplitDots: four at a time where Rows8 does (rows
+// in cache, or d ≤ kFourRowsMax), else one at a time.
+template <Metric kMetric, bool kSums>
+VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
+  if (ctx.dimension > kSmallMax || ctx.q_lo.empty()) {
+    LongRows<kMetric, kSums>(ctx, rows, lower, upper);
+    return;
+  }
+  double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
+  double lo[4], hi[4];
+  const Masks8 masks = MakeMasks8(ctx.dimension);
+  const bool four = rows.cached || ctx.dimension <= kFourRowsMax;
+  const bool narrow = ctx.dimension <= 256;  // |Σq·c| ≤ 256·32639·255 < 2^31
+  for (size_t first = 0; first < rows.n; first += kBoundBatch) {
+    const size_t n = std::min(kBoundBatch, rows.n - first);
+    size_t r = 0;
+    if (four) {
+      for (; r + 4 <= n; r += 4) {
+        for (size_t k = 0; k < 4; ++k) {
+          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
+        }
+        __m256i l[4], h[4], s[4], q[4];
+        if (narrow) {
+          SplitDots<4, kSums, true>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, l, h, s, q);
+          Reduce4(l[0], l[1], l[2], l[3], dots + r);
+        } else {
+          SplitDots<4, kSums, false>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, l, h, s, q);
+          Reduce4(l[0], l[1], l[2], l[3], lo);
+          Reduce4(h[0], h[1], h[2], h[3], hi);
+          Combine(lo, hi, dots + r);
+        }
+        if constexpr (kSums) {
+          Reduce4(s[0], s[1], s[2], s[3], sums + r);
+          Reduce4(q[0], q[1], q[2], q[3], squares + r);
+        }
+      }
+    }
+    for (; r < n; ++r) {
+      if (first + r + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + kAhead) * rows.stride);
+      __m256i l[1], h[1], s[1], q[1];
+      SplitDots<1, kSums, false>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, l, h, s, q);
+      alignas(32) double out[4];
+      Reduce4(l[0], h[0], s[0], q[0], out);
+      dots[r] = 256.0 * out[1] + out[0];
+      if constexpr (kSums) {
+        sums[r] = out[2];
+        squares[r] = out[3];
       }
     }
     if constexpr (!kSums && kMetric == Metric::kL2Squared) TakeSums(rows, first, n, sums, squares);
@@ -271,8 +333,6 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
 // the four rows are reduced in int32. The last d mod 64 elements are one
 // masked step. Rows of l2 without precomputed sums take the 16-bit loop
 // (their Σc and Σc² come with it; q holds the same integers).
-using Masks8 = StepMasks<64, __mmask64>;  // 64-element steps (raw code bytes)
-inline Masks8 MakeMasks8(size_t d) { return MakeStepMasks<64, __mmask64>(d); }
 
 inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
   return !ctx.q8.empty() && (ctx.metric == Metric::kCosine || rows.sums != nullptr);
@@ -336,7 +396,7 @@ VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* 
 // --- Several contexts (queries) against the same rows. ---
 // A tile of kRows rows × kQueries contexts: each 32-element step of a row is
 // widened once, then multiplied by every context's weights. The int32 lanes
-// take Small4's products (so the same limits: d ≤ kSmallMax) and the sums
+// take 2 products per step (so int32 holds a row's sum at d ≤ kSmallMax) and the sums
 // are exact integers, so the bounds are those of the one-context screen.
 constexpr size_t kTileRows = 4, kTileQueries = 4;
 

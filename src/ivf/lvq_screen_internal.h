@@ -6,7 +6,7 @@
 // normative distance, so results are bit for bit those of scoring every row.
 //
 // Per (query, list) the weights w are quantized once to int16, q_i =
-// round(w_i / s), s = max|w| / 32767; a row's integer dot Wi = Σ q_i·c_i is
+// round(w_i / s), s = max|w| / kMaxWeight; a row's integer dot Wi = Σ q_i·c_i is
 // exact, and |W − s·Wi| ≤ E for the normative float dot W of every LVQ8 code
 // (E from the quantization residues and the float accumulation's error bound).
 #pragma once
@@ -18,6 +18,11 @@
 #include "vigilo/ivf/lvq_kernels.h"
 
 namespace vigilo::ivf::screen {
+
+// The 16-bit weights' limit: 127·257, so that every q_i splits into two
+// int8 halves, q_i = 256·hi + lo (ScreenContext::q_lo, q_hi), which the
+// AVX-512 path multiplies with raw code bytes (vpdpbusd).
+constexpr int32_t kMaxWeight = 32639;
 
 struct ScreenContext {
   // False when no bound is given (LVQ4, an all-zero or too-large weight
@@ -39,12 +44,18 @@ struct ScreenContext {
   // vpdpbusd (64 raw code bytes a step, no widening). The other paths use q:
   // the same integers.
   std::vector<int8_t> q8;
+  // q split into int8 halves, q_i = 256·q_hi[i] + q_lo[i] (lo within
+  // −128..127, so |hi| ≤ 127 for |q_i| ≤ kMaxWeight), zero-padded to a
+  // multiple of 64: the AVX-512 path's vpdpbusd takes 64 raw code bytes a
+  // step against each half, the exact Σq·c = 256·Σhi·c + Σlo·c without
+  // widening the codes.
+  std::vector<int8_t> q_lo, q_hi;
   double step = 0;                  // s
   double dot_error = 0;             // E: |W − s·Wi| ≤ E for every code
   double weight_sum = 0, base = 0;  // the ListContext's
 };
 
-// The weights' quantization: 16 bits (q_i within ±32767, tight bounds) or 8
+// The weights' quantization: 16 bits (q_i within ±kMaxWeight, tight bounds) or 8
 // bits (within ±127: bounds about 250 times wider, found twice as fast by
 // vpdpbusd; the centroid ranking's, where a looser bound costs a few more
 // centroids scored exactly).
@@ -192,9 +203,9 @@ inline WeightStats MeasureWeights(const float* w, size_t d) {
   return FinishMeasure(max_lane, sum_lane);
 }
 // q_i = w_i·inverse rounded to an integer (the magic constant: |x| < 2^51,
-// no library call) and clamped to ±32767; |w_i − step·q_i| into the lane.
+// no library call) and clamped to ±kMaxWeight; |w_i − step·q_i| into the lane.
 inline void QuantizeInto(float w, double inverse, double step, int16_t& q, double& e_lane) {
-  constexpr double kRound = 0x1.8p52, kMax = 32767;
+  constexpr double kRound = 0x1.8p52, kMax = kMaxWeight;
   double r = (w * inverse + kRound) - kRound;
   r = r > kMax ? kMax : r;
   r = r < -kMax ? -kMax : r;

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -258,13 +260,42 @@ TEST(ScreenTest, WeightStatsAndQuantizationAreThePortableOnes) {
     EXPECT_EQ(bits(got.max), bits(want.max)) << "d " << d;
     EXPECT_EQ(bits(got.sum), bits(want.sum)) << "d " << d;
     // PrepareScreen's step, then a power of two at which w·64 = k + 0.5 ties.
-    for (const double step : {want.max / 32767, 1.0 / 64}) {
+    for (const double step : {want.max / screen::kMaxWeight, 1.0 / 64}) {
       if (step == 1.0 / 64 && d > 5) w[d - 1] = 2.5f / 64, w[d - 2] = -3.5f / 64, w[2] = 0.5f / 64;
       std::vector<int16_t> q_want(d), q_got(d);
       const double e_want = screen::QuantizeWeights(w.data(), d, 1.0 / step, step, q_want.data());
       const double e_got = screen::QuantizeWeightsAvx2(w.data(), d, 1.0 / step, step, q_got.data());
       EXPECT_EQ(q_got, q_want) << "d " << d << " step " << step;
       EXPECT_EQ(bits(e_got), bits(e_want)) << "d " << d << " step " << step;
+    }
+  }
+}
+
+// The AVX-512 screen's int8 halves of the weights: q_i = 256·hi_i + lo_i,
+// each within int8 (|q_i| reaches kMaxWeight at the largest weight), zero
+// past d up to a multiple of 64.
+TEST(ScreenTest, SplitWeightsRebuildTheWeights) {
+  if (DispatchedKernelPath() != KernelPath::kAvx512) GTEST_SKIP() << "the split weights are the AVX-512 path's";
+  Xoshiro256 rng(43);
+  for (size_t d : {1, 7, 63, 64, 65, 100, 784, 2048}) {
+    for (Metric metric : {Metric::kL2Squared, Metric::kCosine}) {
+      std::vector<float> q = RandomVector(d, rng, 3.0), centroid = RandomVector(d, rng, 3.0);
+      if (d > 2) q[1] = -q[0] * 7.0f;  // a negative extreme too
+      auto ctx = PrepareList(metric, Encoding::kLvq8, q, centroid);
+      ASSERT_TRUE(ctx.ok());
+      ScreenContext sc;
+      screen::PrepareScreen(*ctx, sc);
+      ASSERT_TRUE(sc.usable);
+      ASSERT_EQ(sc.q_lo.size(), (d + 63) / 64 * 64);
+      ASSERT_EQ(sc.q_hi.size(), sc.q_lo.size());
+      int32_t largest = 0;
+      for (size_t i = 0; i < sc.q_lo.size(); ++i) {
+        const int32_t want = i < d ? sc.q[i] : 0;
+        EXPECT_EQ(256 * int32_t{sc.q_hi[i]} + sc.q_lo[i], want) << "d " << d << " i " << i;
+        EXPECT_LE(std::abs(int32_t{sc.q_hi[i]}), 127);
+        largest = std::max(largest, std::abs(want));
+      }
+      EXPECT_EQ(largest, screen::kMaxWeight) << "d " << d;
     }
   }
 }
