@@ -9,8 +9,12 @@
 // Per path (avx512, avx2, portable, scalar: every one this CPU has) two
 // passes: `score`, the exact kernels (ScoreRows), and for LVQ8 `screen`, the
 // integer bounds a query computes for every probed row (ScreenBlock; "Screening"),
-// each with its DRAM rate as a fraction of the ceiling. The CPU's model name
-// heads the output: the rates belong to it.
+// each with its DRAM rate as a fraction of the ceiling. A second table
+// ("Probed lists") reads rows the way a one-at-a-time query does: 64 row
+// groups of 64 or 256 rows at random places a call, the dispatched LVQ8
+// screen against a streaming read of the same rows, whose rate is a query's
+// memory floor (bench/ivf_query.sh divides a query's rows by it). The CPU's
+// model name heads the output: the rates belong to it.
 //
 // Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: on
 // a machine shared with other jobs the wall clock also counts the slices the
@@ -145,6 +149,29 @@ void ScreenAll(KernelPath path, const screen::ScreenContext& ctx, const Rows& r,
   }
 }
 
+// Row groups of `group` rows at random places in r (the starts cycle
+// through a fixed random list, so every call visits new places): the
+// pattern of a query's probed lists, each read once from DRAM, where the
+// hardware prefetcher restarts at every list.
+struct Scattered {
+  std::vector<size_t> starts;
+  size_t next = 0;
+  size_t group = 0;
+  static constexpr size_t kPerCall = 64;  // lists a call visits (a query's nprobe)
+  Scattered(const Rows& r, size_t g, uint64_t seed) : group(g) {
+    uint64_t state = seed;
+    starts.resize(size_t{1} << 16);
+    for (size_t& s : starts) s = SplitMix(state) % (r.n - g);
+  }
+  template <typename Fn>
+  void Visit(Fn&& fn) {
+    for (size_t k = 0; k < kPerCall; ++k) {
+      fn(starts[next]);
+      next = (next + 1) % starts.size();
+    }
+  }
+};
+
 std::string CpuModel() {
   std::ifstream f("/proc/cpuinfo");
   std::string line;
@@ -250,6 +277,61 @@ int main(int argc, char** argv) {
           const double dram_s = SecondsPerCall([&] { ScreenAll(path, sctx, dram, kGroup, lower, upper); }, seconds);
           report("screen", path, m, cache_s, dram_s);
         }
+      }
+    }
+  }
+  // Probed lists: the dispatched screen over row groups at random places
+  // (Scattered) against a streaming read of the same groups' bytes. A
+  // query's memory floor is its rows over the ceiling's rate.
+  std::printf("\nProbed lists: %zu row groups of G rows at random places in 256 MB a call, the dispatched LVQ8 screen "
+              "against a streaming read of the same rows (codes, offsets, scales)\n\n",
+              Scattered::kPerCall);
+  std::printf("| d | metric | G rows | screen, rows/s | streaming-read ceiling, rows/s (GB/s) | screen ÷ ceiling |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|\n");
+  for (size_t d : {size_t{100}, size_t{784}}) {
+    if (only_d != 0 && d != only_d) continue;
+    const size_t bytes = d;
+    const Rows dram = MakeRows(Encoding::kLvq8, d, kDramBytes / bytes, 2);
+    uint64_t state = 3;
+    std::vector<float> q(d), centroid(d);
+    for (size_t i = 0; i < d; ++i) {
+      q[i] = Uniform(state, -1.0f, 1.0f);
+      centroid[i] = Uniform(state, -1.0f, 1.0f);
+    }
+    for (size_t group : {size_t{64}, size_t{256}}) {
+      if (lower.size() < group) lower.resize(group), upper.resize(group);
+      Scattered at(dram, group, 5);
+      const double stream_s = SecondsPerCall(
+          [&] {
+            at.Visit([&](size_t start) {
+              g_sink_u = g_sink_u + StreamSum(dram.codes.data() + start * bytes, group * bytes) +
+                         StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data() + start), group * 4) +
+                         StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data() + start), group * 4);
+            });
+          },
+          seconds);
+      const double rows = static_cast<double>(Scattered::kPerCall * group);
+      const double stream_rows = rows / stream_s;
+      for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
+        auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
+        if (!ctx.ok()) return 1;
+        screen::ScreenContext sctx;
+        screen::PrepareScreen(*ctx, sctx);
+        const double screen_s = SecondsPerCall(
+            [&] {
+              at.Visit([&](size_t start) {
+                const RowBlock block{group, dram.offsets.data() + start, dram.scales.data() + start,
+                                     dram.codes.data() + start * bytes, bytes, nullptr};
+                screen::ScreenBlock(sctx, block, lower.data(), upper.data());
+                g_sink_f = g_sink_f + lower[0];
+              });
+            },
+            seconds);
+        const double screen_rows = rows / screen_s;
+        std::printf("| %zu | %s | %zu | %.3g M | %.3g M (%.1f) | %.2f |\n", d, std::string(MetricName(m)).c_str(), group,
+                    screen_rows / 1e6, stream_rows / 1e6, stream_rows * static_cast<double>(bytes + 8) / 1e9,
+                    screen_rows / stream_rows);
+        std::fflush(stdout);
       }
     }
   }

@@ -6,7 +6,8 @@
 # generic libfaiss), and LanceDB 0.31.0 IVF_PQ (bench/lancedb/). Single thread,
 # queries one at a time (as an interactive user sends them) and batched (every
 # query in one call). Also the LVQ kernels' raw rate (bench/ivf_kernels.cc) against a
-# streaming-read ceiling. Writes docs/img/ivf-query-<kind>-<dataset>.png
+# streaming-read ceiling, and from its "probed lists" rate each set's memory
+# floor for a one-at-a-time LVQ8 query at recall 0.95. Writes docs/img/ivf-query-<kind>-<dataset>.png
 # (bench/plot_ivf_query.sh) and rewrites only this CPU kind's section of
 # docs/benchmarks.md, ivf-query-<kind> (the CPU's model name in lower case,
 # e.g. ivf-query-amd-epyc, ivf-query-intel-xeon): one table per CPU kind seen,
@@ -165,7 +166,8 @@ vigilo_eval() {
     .[] as $b | ($one[] | select(.nprobe == $b.nprobe)) as $o |
     {series:$s, system:"vigilo", index:("IVF-" + $e), nprobe:$b.nprobe, recall:$b.recall, recall_one:$o.recall,
      list_recall:$b.list_recall,
-     qps_one:$o.qps, qps_batch:$b.qps, bytes_per_query:$o.bytes_per_query, kernel:$o.kernel,
+     qps_one:$o.qps, qps_batch:$b.qps, bytes_per_query:$o.bytes_per_query, rows_per_query:$o.rows_per_query,
+     kernel:$o.kernel,
      queries_one:$o.queries, queries_batch:$b.queries} + (if $round > 1 then {round:$round} else {} end)' "$tmp/batch.jsonl"
 }
 
@@ -445,6 +447,23 @@ if (roundPoints.length) {
   }
   out.push(`- **LVQ8 ÷ the best FAISS AVX2 index, QPS at 0.95, over ${rounds.length} interleaved rounds** (round 1 is the full run; later rounds alternate which system goes first and measure only the nprobes around 0.95): ${parts.join("; ")} (goal, issue 39: median ≥ 2 × in both modes, on both sets: ${met(allMet)}).`);
 }
+// The memory floor of a one-at-a-time LVQ8 query at recall 0.95: the rows
+// its lists hold (index eval's rows_per_query, interpolated like QPS) over
+// the machine's rate for reading lists of that size at random places
+// (bench/ivf_kernels "Probed lists": its streaming-read ceiling).
+{
+  const c = curve("vigilo IVF-LVQ8").filter((p) => p.rows_per_query != null);
+  const probed = fs.existsSync(process.env.KERNELS_MD || "") ? fs.readFileSync(process.env.KERNELS_MD, "utf8").split("\n")
+    .map((l) => l.split("|").slice(1, -1).map((x) => x.trim())).filter((x) => x.length === 6 && /^\d+$/.test(x[0]))
+    .map((x) => ({ d: Number(x[0]), g: Number(x[2]), rate: parseFloat(x[4]) * 1e6 })).filter((x) => x.d === ds.d) : [];
+  const rows = c.length ? at(c, "rows_per_query") : null, f = first(c), b = best("qps_one", "AVX2"), mine = at(c, "qps_one");
+  if (rows != null && f && b && mine != null && probed.length) {
+    const perList = f.rows_per_query / f.nprobe;
+    const k = probed.reduce((m, x) => (m == null || Math.abs(Math.log(x.g / perList)) < Math.abs(Math.log(m.g / perList)) ? x : m), null);
+    const floor = rows / k.rate * 1e6, peer = 1e6 / b.v;
+    out.push(`- **Memory floor, one at a time** (issue 39): at recall 0.95 an LVQ8 query's lists hold ${fmtInt(rows)} postings rows (\`index eval\` rows_per_query, interpolated; ${fmtInt(perList)} a list at nprobe ${f.nprobe}). Read from DRAM as lists at random places, at the kernel table's "probed lists" ceiling for ${k.g}-row lists (${(k.rate / 1e6).toFixed(1)} M rows/s), they take **${floor.toFixed(0)} µs** before any work; 2 × the best FAISS AVX2 index (${peer.toFixed(0)} µs a query) allows ${(peer / 2).toFixed(0)} µs (${floor <= peer / 2 ? "above the floor" : "**below the floor: not reachable by computing faster**"}); vigilo takes ${(1e6 / mine).toFixed(0)} µs.`);
+  }
+}
 const l8 = curve("vigilo IVF-LVQ8"), flat = curve(faiss.find((s) => s.includes("IVF-Flat")) || "");
 if (l8.length && flat.length) {
   const diffs = l8.map((p) => ({ n: p.nprobe, v: p.recall - (flat.find((f) => f.nprobe === p.nprobe) || {}).recall })).filter((x) => !Number.isNaN(x.v));
@@ -475,7 +494,7 @@ section=$tmp/section.md
 cpu_kind=$(echo "$cpu_model" | sed -E 's/\((R|TM|tm)\)//g; s/ (Processor|CPU).*$//; s/ @.*$//' | tr 'A-Z' 'a-z' |
   tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 for ds in $datasets; do
-  CPU_KIND=$cpu_kind node "$tmp/report.cjs" "$tmp/$ds.jsonl" "$tmp/$ds.tsv" >>"$tmp/datasets.md"
+  CPU_KIND=$cpu_kind KERNELS_MD=$kernels_md node "$tmp/report.cjs" "$tmp/$ds.jsonl" "$tmp/$ds.tsv" >>"$tmp/datasets.md"
   label=$(jq -r 'select(.type == "dataset") | .label' "$tmp/$ds.jsonl")
   "$root/bench/plot_ivf_query.sh" "$tmp/$ds.tsv" "$root/docs/img/ivf-query-$cpu_kind-$ds.png" "$label ($cpu_model)" ||
     log "plotting $ds failed"
@@ -522,7 +541,16 @@ offset and scale per row): the memory-bandwidth ceiling on this machine. Pass \`
 few that can enter its top-k; the last column is the DRAM rate over the ceiling.
 
 EOF
-    grep '^|' "$kernels_md"
+    sed '/^Probed lists/,$d' "$kernels_md" | grep '^|'
+    cat <<EOF
+
+**Probed lists**: what a one-at-a-time query meets instead of one long stream. A call visits 64 row groups of G
+rows at random places in the 256 MB (each read once; the hardware prefetcher starts again at every list), with
+the dispatched screen and with a plain streaming read of the same rows' codes, offsets and scales. That read's
+rate is a query's memory ceiling: its postings rows over it are the least time its lists take to arrive.
+
+EOF
+    sed -n '/^Probed lists/,$p' "$kernels_md" | grep '^|'
     echo
     echo "- $(grep -m1 '^cpu:' "$kernels_md"); $(grep -m1 '^load average at end' "$kernels_md")"
     echo

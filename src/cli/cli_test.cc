@@ -619,6 +619,7 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   EXPECT_NE(second.find("\"nprobe\":10,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"recall\":1.0,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"queries\":2,"), std::string::npos) << eval.out;
+  EXPECT_NE(second.find("\"rows_per_query\":200.0,"), std::string::npos) << eval.out;  // nlist 10: all 200 rows
   ExpectSnakeCaseKeys(eval.out);
   CliRun eval_text = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
                             " -k 2 --nprobe 1,10 --warmup 0");

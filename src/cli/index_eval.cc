@@ -100,6 +100,7 @@ Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
       r.Add("qps", json::Value::Double(p.qps));
       r.Add("bytes_per_query", json::Value::Double(p.bytes_per_query));
       r.Add("requests_per_query", json::Value::Double(p.requests_per_query));
+      r.Add("rows_per_query", json::Value::Double(p.rows_per_query));
       r.Add("k", json::Value::Uint(a.k));
       r.Add("batch", json::Value::Uint(p.batch));
       r.Add("queries", json::Value::Uint(p.queries));

@@ -366,7 +366,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     p.seconds = seconds;
     p.cpu_seconds = cpu_seconds;
     p.qps = seconds > 0 ? static_cast<double>(n) / seconds : 0;
-    double recall = 0, list_recall = 0, bytes = 0, requests = 0;
+    double recall = 0, list_recall = 0, bytes = 0, requests = 0, rows = 0;
     for (size_t b = 0; b < results.size(); ++b) {
       const QueryResult& r = results[b];
       for (size_t q = 0; q < r.probes.size(); ++q) {
@@ -374,6 +374,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
       }
       bytes += static_cast<double>(r.bytes_fetched);
       requests += static_cast<double>(r.requests);
+      rows += static_cast<double>(r.rows_probed);
       std::vector<std::vector<int64_t>> found(std::min(batch, n - b * batch));
       for (size_t i = 0; i < r.hits.size(); ++i) found[r.hits[i].query].push_back(r.keys.integers[i]);
       for (size_t q = 0; q < found.size(); ++q) recall += RecallAtK(found[q], truth.Row(b * batch + q), options.k);
@@ -382,6 +383,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     p.list_recall = list_recall / static_cast<double>(n);
     p.bytes_per_query = bytes / static_cast<double>(n);
     p.requests_per_query = requests / static_cast<double>(n);
+    p.rows_per_query = rows / static_cast<double>(n);
     points.push_back(p);
   }
   return points;

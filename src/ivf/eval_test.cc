@@ -164,6 +164,9 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
     EXPECT_EQ((*points)[1].list_recall, 1.0) << "batch " << batch;
     EXPECT_GE((*points)[0].list_recall, (*points)[0].recall) << "batch " << batch;
     EXPECT_LT((*points)[0].bytes_per_query, (*points)[1].bytes_per_query);
+    EXPECT_GT((*points)[0].rows_per_query, 0) << "batch " << batch;
+    EXPECT_LT((*points)[0].rows_per_query, (*points)[1].rows_per_query) << "batch " << batch;
+    EXPECT_EQ((*points)[1].rows_per_query, static_cast<double>(kN)) << "batch " << batch;  // every list
     EXPECT_GT((*points)[0].qps, 0);
     EXPECT_EQ((*points)[1].queries, 20u);
   }

@@ -736,6 +736,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
                                                     request.offset, &path, slice.row_group, slice.first_row}));
       ++(in_place ? result_.row_groups_in_place : result_.row_groups_decoded);
       const size_t n = columns.rows();
+      result_.rows_probed += n * probes.size();
       const std::vector<float>& offsets = columns.offsets();
       const std::vector<float>& scales = columns.scales();
       const std::vector<parquet::ValueRun>& code_runs = columns.code_runs();

@@ -199,6 +199,7 @@ TEST_P(QueryTest, ExhaustiveProbingEqualsBruteForce) {
   EXPECT_EQ(objects.heads, 0);
   EXPECT_EQ(result->bytes_fetched, objects.BytesRead());
   EXPECT_EQ(result->requests, static_cast<uint64_t>(objects.gets));
+  EXPECT_EQ(result->rows_probed, 5u * kN);  // every query scans every row
   // Uncompressed PLAIN chunks are scored in place, compressed ones decoded.
   const bool compressed = GetParam().storage == Storage::kZstd || GetParam().storage == Storage::kSnappy;
   EXPECT_GT(compressed ? result->row_groups_decoded : result->row_groups_in_place, 0u);
@@ -219,6 +220,7 @@ TEST_P(QueryTest, PartialProbingEqualsBruteForceOverTheNearestLists) {
     ASSERT_TRUE(result.ok()) << result.status().ToString();
     std::vector<Row> expected = BruteForce(q, NearestCids(q, options.nprobe));
     ASSERT_EQ(result->hits.size(), std::min<size_t>(15, expected.size()));
+    EXPECT_EQ(result->rows_probed, expected.size()) << "nprobe " << options.nprobe;  // the probed lists' rows
     for (size_t r = 0; r < result->hits.size(); ++r) {
       EXPECT_EQ(result->hits[r].distance, expected[r].distance) << "nprobe " << options.nprobe << " rank " << r;
       EXPECT_EQ(result->hits[r].row, expected[r].row);

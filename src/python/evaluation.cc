@@ -59,6 +59,7 @@ json::Value PointJson(const ivf::EvalPoint& p, uint32_t k) {
   r.Set("qps", json::Value::Double(p.qps));
   r.Set("bytes_per_query", json::Value::Double(p.bytes_per_query));
   r.Set("requests_per_query", json::Value::Double(p.requests_per_query));
+  r.Set("rows_per_query", json::Value::Double(p.rows_per_query));
   r.Set("k", json::Value::Uint(k));
   r.Set("batch", json::Value::Uint(p.batch));
   r.Set("queries", json::Value::Uint(p.queries));

@@ -92,6 +92,10 @@ struct EvalPoint {
   double qps = 0;                  // queries / seconds
   double bytes_per_query = 0;      // bytes fetched in the timed pass / queries
   double requests_per_query = 0;   // ranges fetched in the timed pass / queries
+  // Postings rows in the lists each query probed, the timed pass's mean:
+  // the rows its scan reads (with the machine's scattered-read rate, bench/
+  // ivf_kernels "Probed lists", a query's memory floor).
+  double rows_per_query = 0;
 };
 
 // For each nprobe: a warm-up, then every query through `reader` (whose

@@ -85,6 +85,9 @@ struct QueryResult {
   // leaf centroids (ranking) and postings rows, summed over the queries.
   uint64_t centroids_screened_out = 0;
   uint64_t rows_screened_out = 0;
+  // Postings rows in the row groups each query probed, summed over the
+  // queries: what their scans read (a row group two queries probe counts twice).
+  uint64_t rows_probed = 0;
   // Per query, the CIDs it probed, nearest first (evaluation: list recall).
   std::vector<std::vector<uint32_t>> probes;
 };
