@@ -105,6 +105,17 @@ Rows MakeRows(Encoding e, size_t d, size_t n, uint64_t seed) {
   return r;
 }
 
+// The query and centroid every measurement uses: d uniform values in [−1, 1) each.
+void QueryAndCentroid(size_t d, std::vector<float>& q, std::vector<float>& centroid) {
+  uint64_t state = 3;
+  q.resize(d);
+  centroid.resize(d);
+  for (size_t i = 0; i < d; ++i) {
+    q[i] = Uniform(state, -1.0f, 1.0f);
+    centroid[i] = Uniform(state, -1.0f, 1.0f);
+  }
+}
+
 // Every 64-bit word of the buffer, four independent sums (the compiler
 // vectorizes it): the read bandwidth a kernel touching the same bytes could reach.
 uint64_t StreamSum(const uint8_t* p, size_t bytes) {
@@ -223,12 +234,8 @@ int main(int argc, char** argv) {
           seconds);
       const double row_bytes = static_cast<double>(bytes + 8);
       const double stream_rows = static_cast<double>(dram.n) / stream_s;
-      uint64_t state = 3;
-      std::vector<float> q(d), centroid(d);
-      for (size_t i = 0; i < d; ++i) {
-        q[i] = Uniform(state, -1.0f, 1.0f);
-        centroid[i] = Uniform(state, -1.0f, 1.0f);
-      }
+      std::vector<float> q, centroid;
+      QueryAndCentroid(d, q, centroid);
       auto report = [&](const char* pass, KernelPath path, Metric m, double cache_s, double dram_s) {
         const double dram_rows = static_cast<double>(dram.n) / dram_s;
         std::printf("| %zu | %s | %s | %s | %s | %.3g M | %.3g M | %.2f | %.3g M (%.1f) | %.2f |\n", d,
@@ -290,14 +297,10 @@ int main(int argc, char** argv) {
   std::printf("|---:|---|---:|---:|---:|---:|\n");
   for (size_t d : {size_t{100}, size_t{784}}) {
     if (only_d != 0 && d != only_d) continue;
-    const size_t bytes = d;
+    const size_t bytes = static_cast<size_t>(CodeBytes(Encoding::kLvq8, d));
     const Rows dram = MakeRows(Encoding::kLvq8, d, kDramBytes / bytes, 2);
-    uint64_t state = 3;
-    std::vector<float> q(d), centroid(d);
-    for (size_t i = 0; i < d; ++i) {
-      q[i] = Uniform(state, -1.0f, 1.0f);
-      centroid[i] = Uniform(state, -1.0f, 1.0f);
-    }
+    std::vector<float> q, centroid;
+    QueryAndCentroid(d, q, centroid);
     for (size_t group : {size_t{64}, size_t{256}}) {
       if (lower.size() < group) lower.resize(group), upper.resize(group);
       Scattered at(dram, group, 5);

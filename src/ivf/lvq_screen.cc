@@ -20,7 +20,7 @@ constexpr double kTooLarge = kScreenTooLarge;
 static_assert(kScreenTooLarge == double{FLT_MAX} / 4);
 
 // Rows of at most 256 elements keep an int32 sum of products |q_i·c_i| ≤
-// 32639·255 below 2^31 (256·32767·255 = 2,139,029,760).
+// 32639·255 below 2^31 (256·32639·255 = 2,130,673,920).
 constexpr size_t kPortableChunk = 256;
 
 int64_t DotPortable(const ScreenContext& ctx, const uint8_t* code) {

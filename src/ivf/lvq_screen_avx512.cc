@@ -331,7 +331,7 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
 // the products of vpdpwssd per instruction. A row's whole |Σq·c| is at most
 // 65536·255·127 < 2^31, so int32 lanes hold every partial sum at any d, and
 // the four rows are reduced in int32. The last d mod 64 elements are one
-// masked step. Rows of l2 without precomputed sums take the 16-bit loop
+// masked step. Rows of l2 without precomputed sums take the 16-bit weights' loop
 // (their Σc and Σc² come with it; q holds the same integers).
 
 inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
