@@ -19,6 +19,8 @@ function(vigilo_test name)
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  # src/ for test helpers shared across layers ("common/scratch_test_support.h").
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main GTest::gmock vigilo_warnings)
   target_compile_definitions(${name} PRIVATE
     VIGILO_SOURCE_DIR="${PROJECT_SOURCE_DIR}"

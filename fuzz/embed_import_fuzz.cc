@@ -26,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.buckets = 16;  // small assets: the fuzzer's time goes to parsing
   options.pages = 4;
   auto imported = vigilo::ivf::ImportWinkEmbeddings(path, out, options);
+  std::remove(path.c_str());  // the import is done with it; a run leaves no file in /tmp
   if (!imported.ok()) {
     if (imported.status().code() == vigilo::StatusCode::kInternal) std::abort();
     if (imported.status().path().find(path) == std::string::npos) std::abort();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/scratch_test_support.h"
 #include "vigilo/cases/budget.h"
 #include "vigilo/cases/case_batch.h"
 #include "vigilo/cases/ordinal_index.h"
@@ -23,12 +24,9 @@ inline BudgetConfig WriterBudget(BatchLimits batch = {}, IndexLimits index = {})
   return b;
 }
 
+// TMPDIR/vigilo-cases-test_<pid>, removed when the test process exits.
 inline const std::filesystem::path& TestScratchDir() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("vigilo-cases-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  static const std::filesystem::path dir = test_support::ProcessScratchDir("vigilo-cases-test");
   return dir;
 }
 

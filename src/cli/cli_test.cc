@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch_test_support.h"
 #include "exit_codes.h"
 #include "output.h"
 #include "vigilo/parquet/writer.h"
@@ -24,8 +25,7 @@ struct CliRun {
 };
 
 std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("vigilo_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = test_support::ProcessScratchDir("vigilo_cli_test");
   return (dir / name).string();
 }
 

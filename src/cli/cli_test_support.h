@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/scratch_test_support.h"
+
 namespace vigilo::cli_test {
 
 struct CliRun {
@@ -41,12 +43,11 @@ inline std::string ProcessTag() {
   return std::string("vigilo_") + program_invocation_short_name + "_" + std::to_string(::getpid());
 }
 
-// TMPDIR/vigilo_<test binary>_<pid>, created on first use and kept (files
-// made by one-per-process setup live there for the whole run).
+// TMPDIR/vigilo_<test binary>_<pid>, created on first use and kept for the
+// whole run (files made by one-per-process setup live there), removed when
+// the test process exits.
 inline std::filesystem::path ProcessDir() {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ProcessTag();
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test_support::ProcessScratchDir(std::string("vigilo_") + program_invocation_short_name);
 }
 
 inline std::string TempPath(const std::string& name) { return (ProcessDir() / name).string(); }
@@ -87,7 +88,7 @@ class CliDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           (ProcessTag() + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           (ProcessTag() + "_" + test_support::CurrentTestPathName());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

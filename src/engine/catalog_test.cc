@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/scratch_test_support.h"
 #include "control_backends_testing.h"
 #include "vigilo/engine/cleanup.h"
 #include "vigilo/engine/publication.h"
@@ -34,8 +35,8 @@ constexpr int kRows = 600;
 class CatalogTest : public ::testing::TestWithParam<ControlBackend> {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vigilo-catalog-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("vigilo-catalog-test-" + std::to_string(::getpid()) + "-" + test_support::CurrentTestPathName());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "scratch");
     control_ = GetParam().create(dir_ / "control");

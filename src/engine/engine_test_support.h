@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "common/scratch_test_support.h"
 #include "control_backends_testing.h"
 #include "vigilo/control/control_store.h"
 #include "vigilo/engine/write_target.h"
@@ -29,8 +30,7 @@ class EngineFixture : public ::testing::TestWithParam<control::testing_support::
  protected:
   void SetUp() override {
     scratch_ = std::filesystem::temp_directory_path() /
-               ("vigilo-engine-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+               ("vigilo-engine-test-" + std::to_string(::getpid()) + "-" + test_support::CurrentTestPathName());
     std::filesystem::remove_all(scratch_);
     std::filesystem::create_directories(scratch_ / "spool");
     OpenControl("control");

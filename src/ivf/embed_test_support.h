@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/scratch_test_support.h"
+
 namespace vigilo::ivf::embed_test {
 
 struct TarFile {
@@ -135,8 +137,7 @@ inline std::string FixtureTarball(const std::string& model_json) {
 }
 
 inline std::filesystem::path WriteTemp(const std::string& name, const std::string& bytes) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("vigilo_embed_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = test_support::ProcessScratchDir("vigilo_embed_test");
   std::filesystem::path p = dir / name;
   std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return p;
