@@ -620,6 +620,13 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
   EXPECT_NE(second.find("\"recall\":1.0,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"queries\":2,"), std::string::npos) << eval.out;
   EXPECT_NE(second.find("\"rows_per_query\":200.0,"), std::string::npos) << eval.out;  // nlist 10: all 200 rows
+  // nprobe = nlist: every centroid is scored; the screen rules some rows out.
+  EXPECT_NE(second.find("\"centroids_scored_per_query\":10.0,"), std::string::npos) << eval.out;
+  const size_t scored_at = second.find("\"rows_scored_per_query\":");
+  ASSERT_NE(scored_at, std::string::npos) << eval.out;
+  const double rows_scored = std::stod(second.substr(scored_at + std::string("\"rows_scored_per_query\":").size()));
+  EXPECT_GE(rows_scored, 2.0) << eval.out;  // at least k
+  EXPECT_LT(rows_scored, 200.0) << eval.out;
   ExpectSnakeCaseKeys(eval.out);
   CliRun eval_text = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
                             " -k 2 --nprobe 1,10 --warmup 0");

@@ -93,21 +93,10 @@ Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
   std::vector<Record> rows;
   for (const ivf::EvalPoint& p : points) {
     Record r;
-    r.Add("nprobe", json::Value::Uint(p.nprobe));
     if (a.output.json) {
-      r.Add("recall", json::Value::Double(p.recall));
-      r.Add("list_recall", json::Value::Double(p.list_recall));
-      r.Add("qps", json::Value::Double(p.qps));
-      r.Add("bytes_per_query", json::Value::Double(p.bytes_per_query));
-      r.Add("requests_per_query", json::Value::Double(p.requests_per_query));
-      r.Add("rows_per_query", json::Value::Double(p.rows_per_query));
-      r.Add("k", json::Value::Uint(a.k));
-      r.Add("batch", json::Value::Uint(p.batch));
-      r.Add("queries", json::Value::Uint(p.queries));
-      r.Add("seconds", json::Value::Double(p.seconds));
-      r.Add("cpu_seconds", json::Value::Double(p.cpu_seconds));
-      r.Add("kernel", json::Value(std::string(ivf::KernelName())));
+      for (auto& [key, value] : ivf::EvalPointFields(p, a.k)) r.Add(std::move(key), std::move(value));
     } else {
+      r.Add("nprobe", json::Value::Uint(p.nprobe));
       r.Add("recall", json::Value::Double(Rounded(p.recall, 4)));
       r.Add("list_recall", json::Value::Double(Rounded(p.list_recall, 4)));
       r.Add("qps", json::Value::Uint(static_cast<uint64_t>(std::llround(p.qps))));

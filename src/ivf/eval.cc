@@ -366,7 +366,7 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     p.seconds = seconds;
     p.cpu_seconds = cpu_seconds;
     p.qps = seconds > 0 ? static_cast<double>(n) / seconds : 0;
-    double recall = 0, list_recall = 0, bytes = 0, requests = 0, rows = 0;
+    double recall = 0, list_recall = 0, bytes = 0, requests = 0, rows = 0, rows_scored = 0, centroids_scored = 0;
     for (size_t b = 0; b < results.size(); ++b) {
       const QueryResult& r = results[b];
       for (size_t q = 0; q < r.probes.size(); ++q) {
@@ -375,6 +375,8 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
       bytes += static_cast<double>(r.bytes_fetched);
       requests += static_cast<double>(r.requests);
       rows += static_cast<double>(r.rows_probed);
+      rows_scored += static_cast<double>(r.rows_probed - r.rows_screened_out);
+      centroids_scored += static_cast<double>(r.probes.size() * reader.manifest().index.nlist - r.centroids_screened_out);
       std::vector<std::vector<int64_t>> found(std::min(batch, n - b * batch));
       for (size_t i = 0; i < r.hits.size(); ++i) found[r.hits[i].query].push_back(r.keys.integers[i]);
       for (size_t q = 0; q < found.size(); ++q) recall += RecallAtK(found[q], truth.Row(b * batch + q), options.k);
@@ -384,9 +386,31 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     p.bytes_per_query = bytes / static_cast<double>(n);
     p.requests_per_query = requests / static_cast<double>(n);
     p.rows_per_query = rows / static_cast<double>(n);
+    p.rows_scored_per_query = rows_scored / static_cast<double>(n);
+    p.centroids_scored_per_query = centroids_scored / static_cast<double>(n);
     points.push_back(p);
   }
   return points;
+}
+
+std::vector<std::pair<std::string, json::Value>> EvalPointFields(const EvalPoint& p, uint32_t k) {
+  return {
+      {"nprobe", json::Value::Uint(p.nprobe)},
+      {"recall", json::Value::Double(p.recall)},
+      {"list_recall", json::Value::Double(p.list_recall)},
+      {"qps", json::Value::Double(p.qps)},
+      {"bytes_per_query", json::Value::Double(p.bytes_per_query)},
+      {"requests_per_query", json::Value::Double(p.requests_per_query)},
+      {"rows_per_query", json::Value::Double(p.rows_per_query)},
+      {"rows_scored_per_query", json::Value::Double(p.rows_scored_per_query)},
+      {"centroids_scored_per_query", json::Value::Double(p.centroids_scored_per_query)},
+      {"k", json::Value::Uint(k)},
+      {"batch", json::Value::Uint(p.batch)},
+      {"queries", json::Value::Uint(p.queries)},
+      {"seconds", json::Value::Double(p.seconds)},
+      {"cpu_seconds", json::Value::Double(p.cpu_seconds)},
+      {"kernel", json::Value(std::string(KernelName()))},
+  };
 }
 
 }  // namespace vigilo::ivf

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -570,6 +571,40 @@ TEST_P(ScreenQueryTest, ResultsAreThoseOfExactScoring) {
     EXPECT_EQ(rows_out, 0u);
   }
   EXPECT_GT(centroids_out, 0u);
+}
+
+// A query run alone scores its lists nearest first, and the group that
+// fills its heap by the k-th smallest of its rows' upper bounds: it scores
+// fewer rows exactly than the same queries in one batch, whose row groups
+// go in file order, and (first group) fewer than fill the heap. The hits are
+// the same either way (above).
+TEST_P(ScreenQueryTest, AQueryAloneScoresItsNearestListsFirst) {
+  if (GetParam().encoding != Encoding::kLvq8) GTEST_SKIP() << "LVQ4 postings are not screened";
+  uint64_t scored_alone = 0, scored_batched = 0;
+  for (uint32_t nprobe : {3u, 8u}) {
+    const auto queries = Queries(12, 300 + nprobe);
+    const QueryResult batched = Run(queries, 10, nprobe, true);
+    scored_batched += batched.rows_probed - batched.rows_screened_out;
+    for (const auto& q : queries) {
+      const QueryResult alone = Run({q}, 10, nprobe, true);
+      scored_alone += alone.rows_probed - alone.rows_screened_out;
+    }
+  }
+  std::cout << "rows scored exactly: alone " << scored_alone << ", batched " << scored_batched << "\n";
+  EXPECT_LT(scored_alone, scored_batched);
+  // One list (nprobe 1), k 1: its rows' bounds first, then only the rows
+  // whose lower bound is at most the smallest upper bound, not every row the
+  // first row's distance lets through. (Measured on these cases: 2–34% of the
+  // rows scored exactly; 30–52% when the first row filled the heap.)
+  const auto queries = Queries(12, 77);
+  uint64_t probed = 0, scored = 0;
+  for (const auto& q : queries) {
+    const QueryResult alone = Run({q}, 1, 1, true);
+    probed += alone.rows_probed;
+    scored += alone.rows_probed - alone.rows_screened_out;
+  }
+  std::cout << "nprobe 1, k 1: " << scored << " of " << probed << " rows scored exactly\n";
+  EXPECT_LT(scored * 5, probed * 2);
 }
 
 // Batches whose (query, list) contexts exceed the reader's up-front budget

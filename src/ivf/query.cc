@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <span>
 
 #include "column_schema.h"
 #include "kth_smallest.h"
@@ -214,6 +216,43 @@ bool AllAbove(const float* bounds, float threshold) {
   bool all = true;
   for (size_t k = 0; k < kSkipBlock; ++k) all &= bounds[k] > threshold;
   return all;
+}
+
+// The k-th smallest (k from 1) of the heap's exact distances and a row
+// group's upper bounds, k ≤ heap size + bounds: at least k rows have a
+// distance at most this, so a row whose lower bound exceeds it cannot be among
+// the k best. A bound that is NaN counts as +∞ (no bound), as does a k-th
+// that is one.
+float FillThreshold(const std::vector<Candidate>& heap, std::span<const float> upper, size_t k,
+                    std::vector<float>& scratch) {
+  scratch.clear();
+  for (const Candidate& c : heap) scratch.push_back(c.distance);
+  for (float u : upper) scratch.push_back(std::isnan(u) ? std::numeric_limits<float>::infinity() : u);
+  std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k - 1), scratch.end());
+  return scratch[k - 1];
+}
+
+// One query's row groups put in its ranking's order, nearest list first
+// (`probe`: its lists so ranked; cid_of[t]: the list of row group order[t];
+// a list's groups keep their order). Its heap's k-th distance then falls
+// fastest, so the screen rules out more of the later lists' rows. The hits
+// do not depend on the order: the heap keeps the k best under a total order
+// (distance, file, row), and a row is ruled out only when k rows beat it.
+void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t> cid_of,
+                       std::vector<std::pair<uint32_t, uint32_t>>& order) {
+  std::vector<std::pair<uint32_t, uint32_t>> rank_of(probe.size());  // (CID, rank), by CID
+  for (size_t j = 0; j < probe.size(); ++j) rank_of[j] = {probe[j], static_cast<uint32_t>(j)};
+  std::sort(rank_of.begin(), rank_of.end());
+  std::vector<std::pair<uint32_t, uint32_t>> keyed(order.size());  // (rank, position in order)
+  for (size_t t = 0; t < order.size(); ++t) {
+    auto it = std::lower_bound(rank_of.begin(), rank_of.end(), std::make_pair(cid_of[t], uint32_t{0}));
+    const bool probed = it != rank_of.end() && it->first == cid_of[t];  // (always, for the query's own groups)
+    keyed[t] = {probed ? it->second : static_cast<uint32_t>(probe.size()), static_cast<uint32_t>(t)};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::pair<uint32_t, uint32_t>> sorted(order.size());
+  for (size_t t = 0; t < order.size(); ++t) sorted[t] = order[keyed[t].second];
+  order = std::move(sorted);
 }
 
 // A finite distance and a CID as one integer that sorts as (distance, CID):
@@ -692,6 +731,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   std::vector<float> group_lower, group_upper;
   std::vector<float*> lower_at, upper_at;
   std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
+  std::vector<float> fill;           // FillThreshold's values
   std::vector<CodeSums> code_sums;   // a row group's (l2)
   PostingsGroupColumns columns(key_kind, code_bytes);  // one row group's, its buffers reused
   // Memory is asked for ahead of use, many lines at once, rather than met
@@ -718,13 +758,19 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
       for (uint64_t line = at; line < end; line += 64) __builtin_prefetch(responses[r].data() + line);
     }
   };
+  if (probes_.size() == 1) {
+    std::vector<uint32_t> cid_of(order.size());
+    for (size_t t = 0; t < order.size(); ++t) cid_of[t] = slices_[order[t].first][order[t].second].cid;
+    NearestListsFirst(probes_[0], cid_of, order);
+  }
   for (size_t t = 0; t < order.size(); ++t) prefetch(t, /*headers=*/true, /*values=*/t < kPrefetchGroups);
-  size_t scored_groups = 0;
-  for (size_t r = 0; r < responses.size(); ++r) {
+  for (size_t t = 0; t < order.size(); ++t) {
+    const size_t r = order[t].first;
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
-    for (const ChunkSlice& slice : slices_[r]) {
-      if (const size_t ahead = scored_groups++ + kPrefetchGroups; ahead < order.size()) {
+    {  // the row group order[t]
+      const ChunkSlice& slice = slices_[r][order[t].second];
+      if (const size_t ahead = t + kPrefetchGroups; ahead < order.size()) {
         prefetch(ahead, /*headers=*/false, /*values=*/true);
       }
       PostingsGroup& group = reader_.state().groups.at(slice.file)[slice.row_group];
@@ -827,8 +873,8 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
         }
         // The group pass's bounds of this query's rows, if it made them.
-        const float* group_bounds =
-            slots > 1 && group_slot[probe] != kNoSlot ? group_lower.data() + group_slot[probe] * n : nullptr;
+        const bool group_pass = slots > 1 && group_slot[probe] != kNoSlot;
+        const float* group_bounds = group_pass ? group_lower.data() + group_slot[probe] * n : nullptr;
         auto& heap = top[q];
         // With a full heap, a row whose lower bound exceeds the k-th distance
         // (taken before the rows are screened; it only falls meanwhile) would
@@ -844,21 +890,24 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           return &ready_screen(q, context);
         };
         // Scores rows [begin, end) (exactly, or screened against `threshold`
-        // when `screened` is set) and lists those scored in `considered`.
-        auto score_rows = [&](size_t begin, size_t end, const screen::ScreenContext* screened, float threshold) {
+        // when `screened` is set: by the bounds in `group_bounds` if made,
+        // else by the query's own screen) and lists those scored in
+        // `considered`.
+        auto score_rows = [&](size_t begin, size_t end, bool screened, float threshold) {
+          const screen::ScreenContext* own = screened && group_bounds == nullptr ? screen_context() : nullptr;
           size_t row = 0;
           for (const parquet::ValueRun& run : code_runs) {
             const size_t from = std::max(begin, row), to = std::min(end, row + run.count);
             if (from < to) {
               const uint8_t* codes = run.first + (from - row) * run.stride;
               const RowBlock block{to - from, offsets.data() + from, scales.data() + from, codes, run.stride, sums_at(from)};
-              if (screened == nullptr) {
+              if (!screened) {
                 ScoreBlock(*list, block, distance.data() + from);
                 for (size_t i = from; i < to; ++i) considered.push_back(static_cast<uint32_t>(i));
               } else {
                 const float* bound = group_bounds;
                 if (bound == nullptr) {
-                  screen::ScreenBlock(*screened, block, lower.data() + from, upper.data() + from);
+                  screen::ScreenBlock(*own, block, lower.data() + from, upper.data() + from);
                   bound = lower.data();
                 }
                 size_t scored = 0;
@@ -920,18 +969,40 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         };
         considered.clear();
         size_t begin = 0;
-        if (may_screen && heap.size() < options_.k) {  // these rows all enter the heap (or fail)
+        if (may_screen && heap.size() < options_.k && heap.size() + n > options_.k) {
+          // The group fills the heap. Rather than scoring the rows that fill
+          // it whatever they are, every row's bounds first: at least k rows
+          // (held or in the group) have a distance at most the k-th smallest
+          // of the heap's distances and the rows' upper bounds, so a row whose
+          // lower bound exceeds it loses to k rows and is screened out.
+          if (!group_pass) {
+            const screen::ScreenContext& own = *screen_context();
+            lower.resize(n);
+            upper.resize(n);
+            size_t row = 0;
+            for (const parquet::ValueRun& run : code_runs) {
+              screen::ScreenBlock(own, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first,
+                                                run.stride, sums_at(row)},
+                                  lower.data() + row, upper.data() + row);
+              row += run.count;
+            }
+            group_bounds = lower.data();
+          }
+          const float* upper_of = group_pass ? group_upper.data() + group_slot[probe] * n : upper.data();
+          score_rows(0, n, true, FillThreshold(heap, std::span<const float>(upper_of, n), options_.k, fill));
+          begin = n;
+        } else if (may_screen && heap.size() < options_.k) {  // these rows all enter the heap (or fail)
           begin = std::min(n, options_.k - heap.size());
-          score_rows(0, begin, nullptr, 0.0f);
+          score_rows(0, begin, false, 0.0f);
           VIGILO_RETURN_IF_ERROR(consider());
         }
         if (begin < n) {
           if (may_screen && heap.size() == options_.k) {
             lower.resize(n);
             upper.resize(n);
-            score_rows(begin, n, screen_context(), heap.front().distance);
+            score_rows(begin, n, true, heap.front().distance);
           } else {
-            score_rows(begin, n, nullptr, 0.0f);
+            score_rows(begin, n, false, 0.0f);
           }
         }
         VIGILO_RETURN_IF_ERROR(consider());

@@ -53,19 +53,7 @@ ivf::GroundTruth TruthOf(py::object ids) {
 
 json::Value PointJson(const ivf::EvalPoint& p, uint32_t k) {
   json::Object r;
-  r.Set("nprobe", json::Value::Uint(p.nprobe));
-  r.Set("recall", json::Value::Double(p.recall));
-  r.Set("list_recall", json::Value::Double(p.list_recall));
-  r.Set("qps", json::Value::Double(p.qps));
-  r.Set("bytes_per_query", json::Value::Double(p.bytes_per_query));
-  r.Set("requests_per_query", json::Value::Double(p.requests_per_query));
-  r.Set("rows_per_query", json::Value::Double(p.rows_per_query));
-  r.Set("k", json::Value::Uint(k));
-  r.Set("batch", json::Value::Uint(p.batch));
-  r.Set("queries", json::Value::Uint(p.queries));
-  r.Set("seconds", json::Value::Double(p.seconds));
-  r.Set("cpu_seconds", json::Value::Double(p.cpu_seconds));
-  r.Set("kernel", json::Value(std::string(ivf::KernelName())));
+  for (auto& [key, value] : ivf::EvalPointFields(p, k)) r.Set(key, std::move(value));
   return json::Value(std::move(r));
 }
 

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/query.h"
+#include "vigilo/json/value.h"
 #include "vigilo/store/clock.h"
 
 namespace vigilo::ivf {
@@ -96,6 +98,11 @@ struct EvalPoint {
   // the rows its scan reads (with the machine's scattered-read rate, bench/
   // ivf_kernels "Probed lists", a query's memory floor).
   double rows_per_query = 0;
+  // Of those, the rows scored exactly (the rest the screen ruled out), and
+  // the leaf centroids scored exactly in the ranking: where the screen's
+  // bounds leave work, the timed pass's means.
+  double rows_scored_per_query = 0;
+  double centroids_scored_per_query = 0;
 };
 
 // For each nprobe: a warm-up, then every query through `reader` (whose
@@ -108,5 +115,11 @@ struct EvalPoint {
 Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
                                               const std::vector<std::vector<float>>& queries,
                                               const GroundTruth& truth, const EvalOptions& options);
+
+// One point as `vigilo index eval --json` and the Python package's
+// evaluate() report it: every measurement at full precision, snake_case
+// keys, in this order, with the run's k and this process's kernel path
+// (one definition, so the two bindings cannot drift apart).
+std::vector<std::pair<std::string, json::Value>> EvalPointFields(const EvalPoint& p, uint32_t k);
 
 }  // namespace vigilo::ivf
