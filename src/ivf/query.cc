@@ -225,9 +225,16 @@ bool AllAbove(const float* bounds, float threshold) {
 // that is one.
 float FillThreshold(const std::vector<Candidate>& heap, std::span<const float> upper, size_t k,
                     std::vector<float>& scratch) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (k <= kFewest) {
+    SmallestFew few(k);
+    for (const Candidate& c : heap) few.Offer(c.distance);
+    for (float u : upper) few.Offer(std::isnan(u) ? kInf : u);
+    return few.Kth();
+  }
   scratch.clear();
   for (const Candidate& c : heap) scratch.push_back(c.distance);
-  for (float u : upper) scratch.push_back(std::isnan(u) ? std::numeric_limits<float>::infinity() : u);
+  for (float u : upper) scratch.push_back(std::isnan(u) ? kInf : u);
   std::nth_element(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(k - 1), scratch.end());
   return scratch[k - 1];
 }
@@ -296,6 +303,7 @@ struct PublicationReader::Scratch {
   std::vector<ListContext> prepared;
   std::vector<screen::ScreenContext> screens;
   std::vector<std::pair<uint32_t, uint32_t>> slice_order;  // (response, its slice) in scoring order
+  std::vector<float> decoded;  // the probed centroids, decoded again for their contexts
 };
 
 PublicationReader::State::State(Manifest m) : manifest(std::move(m)) {
@@ -663,7 +671,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     // The probed centroids decoded again from their codes (exactly
     // DecodeLvq's floats): a quarter of the bytes of the cached decoded rows,
     // and the codes were just ranked, so they are still in cache.
-    std::vector<float> decoded;
+    std::vector<float>& decoded = scratch.decoded;
     size_t at = 0;
     for (uint32_t q = 0; q < probes_.size(); ++q) {
       centroids.clear();
