@@ -8,7 +8,8 @@ namespace {
 
 // The k-th smallest of x[0, n) when at least k values are at most `bound`:
 // then the k smallest all are, so only those are gathered (branch-free:
-// every value is stored, only those kept advance m) and selected among.
+// every value is stored, only those kept advance m) and selected among
+// (k ≤ kFewest).
 float KthAtMost(const float* x, size_t n, size_t k, float bound, std::vector<float>& tied) {
   tied.resize(n + 1);
   size_t m = 0;
@@ -16,20 +17,15 @@ float KthAtMost(const float* x, size_t n, size_t k, float bound, std::vector<flo
     tied[m] = x[i];
     m += x[i] <= bound;
   }
-  if (k <= kFewest) {
-    SmallestFew few(k);
-    for (size_t i = 0; i < m; ++i) few.Offer(tied[i]);
-    return few.Kth();
-  }
-  const auto end = tied.begin() + static_cast<std::ptrdiff_t>(m);
-  std::nth_element(tied.begin(), tied.begin() + static_cast<std::ptrdiff_t>(k - 1), end);
-  return tied[k - 1];
+  SmallestFew few(k);
+  for (size_t i = 0; i < m; ++i) few.Offer(tied[i]);
+  return few.Kth();
 }
 
 }  // namespace
 
 float KthSmallest(const float* x, size_t n, size_t k, KthScratch& scratch) {
-  if (const size_t blocks = n / kKthBlock; blocks >= 2 * k) {
+  if (const size_t blocks = n / kKthBlock; k <= kFewest && blocks >= 2 * k) {
     std::vector<float>& minima = scratch.minima;
     minima.resize(blocks);
     for (size_t b = 0; b < blocks; ++b) {
@@ -38,16 +34,9 @@ float KthSmallest(const float* x, size_t n, size_t k, KthScratch& scratch) {
       for (size_t j = 1; j < kKthBlock; ++j) low = block[j] < low ? block[j] : low;
       minima[b] = low;
     }
-    float bound;
-    if (k <= kFewest) {
-      SmallestFew few(k);
-      for (float low : minima) few.Offer(low);
-      bound = few.Kth();
-    } else {
-      std::nth_element(minima.begin(), minima.begin() + static_cast<std::ptrdiff_t>(k - 1), minima.end());
-      bound = minima[k - 1];
-    }
-    return KthAtMost(x, n, k, bound, scratch.tied);
+    SmallestFew few(k);
+    for (float low : minima) few.Offer(low);
+    return KthAtMost(x, n, k, few.Kth(), scratch.tied);
   }
   constexpr size_t kBuckets = 1024;
   float lo = x[0], hi = x[0];

@@ -32,11 +32,14 @@ inline constexpr size_t kKthBlock = 8;
 // histogram finds the bucket holding rank k, and only its values are
 // selected among. Computed in double, so no difference overflows.
 //
-// When k is small against n (n / kKthBlock ≥ 2k, as nprobe against nlist up
-// to nprobe 128 of 2048), first a bound: the k-th smallest of the minima of
-// the n / kKthBlock whole blocks is at least the k-th smallest of all (k
+// When k is few (k ≤ kFewest) and small against n (n / kKthBlock ≥ 2k, as
+// nprobe 8 against nlist 980), first a bound: the k-th smallest of the minima
+// of the n / kKthBlock whole blocks is at least the k-th smallest of all (k
 // distinct values lie at or below it), so only the values at or below it are
-// gathered (usually a few times k) and selected among.
+// gathered (usually a few times k) and selected among, both selections by
+// SmallestFew. (For larger k, nprobe 96 of 2048 on wink, the bound and a
+// selection among what it gathers measured slower than the histogram:
+// 7.2 against 5.7 µs a query.)
 float KthSmallest(const float* x, size_t n, size_t k, KthScratch& scratch);
 
 // The few-k case by itself, k ≤ kFewest: one pass keeping the k smallest

@@ -245,8 +245,7 @@ float FillThreshold(const std::vector<Candidate>& heap, std::span<const float> u
 // fastest, so the screen rules out more of the later lists' rows. The hits
 // do not depend on the order: the heap keeps the k best under a total order
 // (distance, file, row), and a row is ruled out only when k rows beat it.
-void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t> cid_of,
-                       std::vector<std::pair<uint32_t, uint32_t>>& order) {
+void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t> cid_of, std::vector<uint32_t>& order) {
   std::vector<std::pair<uint32_t, uint32_t>> rank_of(probe.size());  // (CID, rank), by CID
   for (size_t j = 0; j < probe.size(); ++j) rank_of[j] = {probe[j], static_cast<uint32_t>(j)};
   std::sort(rank_of.begin(), rank_of.end());
@@ -257,7 +256,7 @@ void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t
     keyed[t] = {probed ? it->second : static_cast<uint32_t>(probe.size()), static_cast<uint32_t>(t)};
   }
   std::sort(keyed.begin(), keyed.end());
-  std::vector<std::pair<uint32_t, uint32_t>> sorted(order.size());
+  std::vector<uint32_t> sorted(order.size());
   for (size_t t = 0; t < order.size(); ++t) sorted[t] = order[keyed[t].second];
   order = std::move(sorted);
 }
@@ -302,7 +301,9 @@ struct PublicationReader::Scratch {
   // Scoring (Score): grown, never shrunk, so the contexts keep their buffers.
   std::vector<ListContext> prepared;
   std::vector<screen::ScreenContext> screens;
-  std::vector<std::pair<uint32_t, uint32_t>> slice_order;  // (response, its slice) in scoring order
+  std::vector<uint32_t> slice_order;  // the slices, in scoring order
+  // Planning (PlanChunks).
+  std::vector<PublicationReader::State::PlannedGroup> selected;  // the probed row groups
   std::vector<float> decoded;  // the probed centroids, decoded again for their contexts
 };
 
@@ -503,42 +504,34 @@ Status QueryRun::PlanChunks() {
   slices_.clear();
   // The probed CIDs' row groups (every file holding one has its footer
   // indexed by now), in file and row-group order.
-  std::vector<std::pair<uint32_t, uint32_t>> selected;
+  std::vector<PublicationReader::State::PlannedGroup>& selected = reader_.scratch().selected;
+  selected.clear();
   for (uint32_t cid : probed_) {
     if (cid < reader_.state().cid_groups.size()) {
       selected.insert(selected.end(), reader_.state().cid_groups[cid].begin(), reader_.state().cid_groups[cid].end());
     }
   }
   std::sort(selected.begin(), selected.end());
+  slices_.reserve(selected.size());
   RangePlanner planner(options_.ranges);
   constexpr uint64_t kNoRun = UINT64_MAX;
   uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
   for (size_t s = 0; s < selected.size(); ++s) {
-    const auto [i, g] = selected[s];
-    const PostingsGroup& group = reader_.state().groups.at(i)[g];
-    uint64_t begin = group.chunks[0].offset, end = begin;
-    for (const parquet::ByteRange& r : group.chunks) {
-      begin = std::min(begin, r.offset);
-      end = std::max(end, r.offset + r.length);
-    }
+    const PublicationReader::State::PlannedGroup& group = selected[s];
+    uint64_t begin = group.begin;
     // A run of adjacent selected row groups is one request: the bytes
     // between them (the next group's cid chunk, 4 bytes a row) are fetched
     // too rather than split the run.
-    const bool follows = s > 0 && selected[s - 1].first == i && selected[s - 1].second + 1 == g;
+    const bool follows = s > 0 && selected[s - 1].file == group.file && selected[s - 1].group + 1 == group.group;
     if (follows && run_end <= begin) begin = run_end;
-    run_end = end;
-    const size_t request = planner.Add(m.postings[i].object.path, begin, end - begin);
-    if (request == slices_.size()) slices_.emplace_back();
-    slices_[request].push_back(ChunkSlice{i, g, group.cid, group.first_row});
+    run_end = group.end;
+    const size_t request = planner.Add(m.postings[group.file].object.path, begin, group.end - begin);
+    slices_.push_back(ChunkSlice{group.file, group.group, group.cid, group.first_row, request});
   }
   // Fewer, larger requests where the round's cost model says a wave is
-  // worth the gap bytes; each merged request carries its parts' slices.
+  // worth the gap bytes; each merged request covers its parts' slices.
   const std::vector<size_t> into = planner.Coalesce();
-  std::vector<std::vector<ChunkSlice>> merged(planner.requests().size());
-  for (size_t r = 0; r < into.size(); ++r) {
-    merged[into[r]].insert(merged[into[r]].end(), slices_[r].begin(), slices_[r].end());
-  }
-  slices_ = std::move(merged);
+  for (ChunkSlice& slice : slices_) slice.request = into[slice.request];
   requests_ = planner.Take();
   stage_ = Stage::kChunks;
   if (requests_.empty()) stage_ = Stage::kDone;  // nothing probed holds postings
@@ -615,7 +608,14 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           // The CIDs were checked against the bucket's interval, which lies within [0, nlist).
           reader_.state().cid_groups.resize(m.index.nlist);
           for (size_t g = 0; g < indexed.size(); ++g) {
-            reader_.state().cid_groups[indexed[g].cid].emplace_back(static_cast<uint32_t>(file), static_cast<uint32_t>(g));
+            const PostingsGroup& group = indexed[g];
+            uint64_t begin = group.chunks[0].offset, end = begin;
+            for (const parquet::ByteRange& r : group.chunks) {
+              begin = std::min(begin, r.offset);
+              end = std::max(end, r.offset + r.length);
+            }
+            reader_.state().cid_groups[group.cid].push_back(PublicationReader::State::PlannedGroup{
+                static_cast<uint32_t>(file), static_cast<uint32_t>(g), group.cid, group.first_row, begin, end});
           }
         } else {
           again.push_back(file);
@@ -750,14 +750,12 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   // cold, took a quarter of a query at nprobe 8; all of them at once at
   // nprobe 256 overflowed L2, hence the window.
   constexpr size_t kPrefetchGroups = 16;
-  std::vector<std::pair<uint32_t, uint32_t>>& order = scratch.slice_order;
-  order.clear();
-  for (size_t r = 0; r < responses.size(); ++r) {
-    for (size_t i = 0; i < slices_[r].size(); ++i) order.emplace_back(static_cast<uint32_t>(r), static_cast<uint32_t>(i));
-  }
+  std::vector<uint32_t>& order = scratch.slice_order;
+  order.resize(slices_.size());
+  for (size_t t = 0; t < order.size(); ++t) order[t] = static_cast<uint32_t>(t);
   auto prefetch = [&](size_t at_slice, bool headers, bool values) {
-    const size_t r = order[at_slice].first;
-    const ChunkSlice& slice = slices_[r][order[at_slice].second];
+    const ChunkSlice& slice = slices_[order[at_slice]];
+    const size_t r = slice.request;
     const PostingsGroup& group = reader_.state().groups.at(slice.file)[slice.row_group];
     for (size_t leaf = 1; leaf < 4; ++leaf) {
       const uint64_t at = group.chunks[leaf].offset - requests_[r].offset;
@@ -768,16 +766,16 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
   };
   if (probes_.size() == 1) {
     std::vector<uint32_t> cid_of(order.size());
-    for (size_t t = 0; t < order.size(); ++t) cid_of[t] = slices_[order[t].first][order[t].second].cid;
+    for (size_t t = 0; t < order.size(); ++t) cid_of[t] = slices_[order[t]].cid;
     NearestListsFirst(probes_[0], cid_of, order);
   }
   for (size_t t = 0; t < order.size(); ++t) prefetch(t, /*headers=*/true, /*values=*/t < kPrefetchGroups);
   for (size_t t = 0; t < order.size(); ++t) {
-    const size_t r = order[t].first;
+    const ChunkSlice& slice = slices_[order[t]];
+    const size_t r = slice.request;
     const ObjectRange& request = requests_[r];
     std::span<const uint8_t> bytes = responses[r];
     {  // the row group order[t]
-      const ChunkSlice& slice = slices_[r][order[t].second];
       if (const size_t ahead = t + kPrefetchGroups; ahead < order.size()) {
         prefetch(ahead, /*headers=*/false, /*values=*/true);
       }

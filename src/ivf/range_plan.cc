@@ -1,6 +1,7 @@
 #include "vigilo/ivf/range_plan.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace vigilo::ivf {
 
@@ -122,7 +123,7 @@ std::vector<size_t> CoalesceRound(std::vector<ObjectRange>& requests, const Rang
     if (i > 0 && joins_next[i - 1]) {
       merged.back().length = End(requests[i]) - merged.back().offset;
     } else {
-      merged.push_back(requests[i]);
+      merged.push_back(std::move(requests[i]));  // (requests is replaced below)
     }
     into[i] = merged.size() - 1;
   }

@@ -175,8 +175,11 @@ class QueryRun {
     size_t row_group;
     uint32_t cid;
     uint64_t first_row;  // the row group's first row within the file
+    size_t request;      // the request that covers it
   };
-  std::vector<std::vector<ChunkSlice>> slices_;  // per request: the row groups it covers
+  // Every selected row group, in file and row-group order (so by request:
+  // a request covers a run of them).
+  std::vector<ChunkSlice> slices_;
   QueryResult result_;
   bool failed_ = false;
 };
