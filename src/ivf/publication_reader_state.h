@@ -93,6 +93,7 @@ struct PublicationReader::State {
     uint64_t first_row;  // the group's first row within the file
     uint64_t begin;      // the byte span of its four chunks (key, offset, scale, code)
     uint64_t end;
+    PostingsGroup* record;  // groups[file][group] (its vector is never resized once indexed)
     friend bool operator<(const PlannedGroup& a, const PlannedGroup& b) {
       return a.file != b.file ? a.file < b.file : a.group < b.group;
     }

@@ -134,6 +134,8 @@ class PublicationReader {
   std::unique_ptr<State> state_;
 };
 
+struct PostingsGroup;  // a postings row group as the reader indexed it (private)
+
 class QueryRun {
  public:
   // Queries are d floats each (normalized here for cosine). InvalidArgument
@@ -176,6 +178,7 @@ class QueryRun {
     uint32_t cid;
     uint64_t first_row;  // the row group's first row within the file
     size_t request;      // the request that covers it
+    PostingsGroup* record;  // its footer's record (in the reader's state)
   };
   // Every selected row group, in file and row-group order (so by request:
   // a request covers a run of them).
