@@ -245,20 +245,24 @@ float FillThreshold(const std::vector<Candidate>& heap, std::span<const float> u
 // fastest, so the screen rules out more of the later lists' rows. The hits
 // do not depend on the order: the heap keeps the k best under a total order
 // (distance, file, row), and a row is ruled out only when k rows beat it.
-void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t> cid_of, std::vector<uint32_t>& order) {
-  std::vector<std::pair<uint32_t, uint32_t>> rank_of(probe.size());  // (CID, rank), by CID
-  for (size_t j = 0; j < probe.size(); ++j) rank_of[j] = {probe[j], static_cast<uint32_t>(j)};
-  std::sort(rank_of.begin(), rank_of.end());
-  std::vector<std::pair<uint32_t, uint32_t>> keyed(order.size());  // (rank, position in order)
-  for (size_t t = 0; t < order.size(); ++t) {
-    auto it = std::lower_bound(rank_of.begin(), rank_of.end(), std::make_pair(cid_of[t], uint32_t{0}));
-    const bool probed = it != rank_of.end() && it->first == cid_of[t];  // (always, for the query's own groups)
-    keyed[t] = {probed ? it->second : static_cast<uint32_t>(probe.size()), static_cast<uint32_t>(t)};
-  }
-  std::sort(keyed.begin(), keyed.end());
-  std::vector<uint32_t> sorted(order.size());
-  for (size_t t = 0; t < order.size(); ++t) sorted[t] = order[keyed[t].second];
-  order = std::move(sorted);
+//
+// `rank_of` is indexed by CID (nlist entries, kNotProbed where not probed,
+// and left so: the entries set here are reset before returning), `count` and
+// `sorted` are buffers: a counting sort by rank, stable, allocating nothing
+// once the buffers have grown.
+constexpr uint32_t kNotProbed = UINT32_MAX;
+void NearestListsFirst(std::span<const uint32_t> probe, std::span<const uint32_t> cid_of, std::vector<uint32_t>& order,
+                       std::vector<uint32_t>& rank_of, std::vector<uint32_t>& count, std::vector<uint32_t>& sorted) {
+  const uint32_t last = static_cast<uint32_t>(probe.size());  // the rank of a group no probe names (none, in fact)
+  for (size_t j = 0; j < probe.size(); ++j) rank_of[probe[j]] = static_cast<uint32_t>(j);
+  auto rank = [&](size_t t) { return cid_of[t] < rank_of.size() && rank_of[cid_of[t]] != kNotProbed ? rank_of[cid_of[t]] : last; };
+  count.assign(probe.size() + 2, 0);
+  for (size_t t = 0; t < order.size(); ++t) ++count[rank(t) + 1];
+  for (size_t r = 1; r < count.size(); ++r) count[r] += count[r - 1];  // count[r]: where rank r's groups begin
+  sorted.resize(order.size());
+  for (size_t t = 0; t < order.size(); ++t) sorted[count[rank(t)]++] = order[t];
+  order.swap(sorted);
+  for (uint32_t cid : probe) rank_of[cid] = kNotProbed;
 }
 
 // A finite distance and a CID as one integer that sorts as (distance, CID):
@@ -302,6 +306,9 @@ struct PublicationReader::Scratch {
   std::vector<ListContext> prepared;
   std::vector<screen::ScreenContext> screens;
   std::vector<uint32_t> slice_order;  // the slices, in scoring order
+  // NearestListsFirst's: the slices' CIDs, each CID's rank (kNotProbed
+  // between queries), the ranks' counts, the order being built.
+  std::vector<uint32_t> slice_cids, rank_of, rank_count, sorted_slices;
   // Planning (PlanChunks).
   std::vector<PublicationReader::State::PlannedGroup> selected;  // the probed row groups
   std::vector<float> decoded;  // the probed centroids, decoded again for their contexts
@@ -486,6 +493,9 @@ Status QueryRun::PlanFooters() {
   const Manifest& m = reader_.manifest();
   const std::vector<uint32_t>& probed = probed_;
   footer_files_.clear();
+  // A long-lived reader soon holds every footer: then there is nothing to
+  // look for (45 map lookups a wink query otherwise).
+  if (reader_.state().footers.size() == m.postings.size()) return PlanChunks();
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed) || reader_.state().footers.count(i) != 0) continue;
@@ -772,9 +782,11 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
     }
   };
   if (probes_.size() == 1) {
-    std::vector<uint32_t> cid_of(order.size());
+    std::vector<uint32_t>& cid_of = scratch.slice_cids;
+    cid_of.resize(order.size());
     for (size_t t = 0; t < order.size(); ++t) cid_of[t] = slices_[order[t]].cid;
-    NearestListsFirst(probes_[0], cid_of, order);
+    if (scratch.rank_of.size() != m.index.nlist) scratch.rank_of.assign(m.index.nlist, kNotProbed);
+    NearestListsFirst(probes_[0], cid_of, order, scratch.rank_of, scratch.rank_count, scratch.sorted_slices);
   }
   for (size_t t = 0; t < order.size(); ++t) prefetch(t, /*headers=*/true, /*values=*/t < kPrefetchGroups);
   for (size_t t = 0; t < order.size(); ++t) {
