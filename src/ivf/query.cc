@@ -897,15 +897,7 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
         if (!prepared_up_front && !list_ready) {
           VIGILO_RETURN_IF_ERROR(PrepareList(m.index.metric, m.index.encoding, queries_[q], centroid, ctx));
         }
-        // The group pass's bounds of this query's rows, if it made them.
-        const bool group_pass = slots > 1 && group_slot[probe] != kNoSlot;
-        const float* group_bounds = group_pass ? group_lower.data() + group_slot[probe] * n : nullptr;
         auto& heap = top[q];
-        // With a full heap, a row whose lower bound exceeds the k-th distance
-        // (taken before the rows are screened; it only falls meanwhile) would
-        // be rejected by the heap below: it is screened out and never scored
-        // exactly. Its distance is proven finite too, so no error is skipped.
-        // While the heap fills, the rows that fill it are scored exactly first.
         auto screen_context = [&]() -> const screen::ScreenContext* {
           if (group_screen && group_screen_ready[probe]) return &group_screens[probe];
           if (!prepared_up_front) {
@@ -914,49 +906,61 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           }
           return &ready_screen(q, context);
         };
-        // Scores rows [begin, end) (exactly, or screened against `threshold`
-        // when `screened` is set: by the bounds in `group_bounds` if made,
-        // else by the query's own screen) and lists those scored in
-        // `considered`.
-        auto score_rows = [&](size_t begin, size_t end, bool screened, float threshold) {
-          const screen::ScreenContext* own = screened && group_bounds == nullptr ? screen_context() : nullptr;
+        // This query's bounds of the group's rows: the group pass's if it
+        // made them, else its own, screened on first need.
+        const bool group_pass = slots > 1 && group_slot[probe] != kNoSlot;
+        const float* lower_of = group_pass ? group_lower.data() + group_slot[probe] * n : nullptr;
+        const float* upper_of = group_pass ? group_upper.data() + group_slot[probe] * n : nullptr;
+        auto bound_rows = [&]() {
+          if (lower_of != nullptr) return;
+          const screen::ScreenContext& own = *screen_context();
+          lower.resize(n);
+          upper.resize(n);
           size_t row = 0;
           for (const parquet::ValueRun& run : code_runs) {
-            const size_t from = std::max(begin, row), to = std::min(end, row + run.count);
-            if (from < to) {
-              const uint8_t* codes = run.first + (from - row) * run.stride;
-              const RowBlock block{to - from, offsets.data() + from, scales.data() + from, codes, run.stride, sums_at(from)};
-              if (!screened) {
-                ScoreBlock(*list, block, distance.data() + from);
-                for (size_t i = from; i < to; ++i) considered.push_back(static_cast<uint32_t>(i));
-              } else {
-                const float* bound = group_bounds;
-                if (bound == nullptr) {
-                  screen::ScreenBlock(*own, block, lower.data() + from, upper.data() + from);
-                  bound = lower.data();
+            screen::ScreenBlock(own, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first,
+                                              run.stride, sums_at(row)},
+                                lower.data() + row, upper.data() + row);
+            row += run.count;
+          }
+          lower_of = lower.data();
+          upper_of = upper.data();
+        };
+        // Scores the group's rows exactly, or, when `screened`, those whose
+        // lower bound is at most `threshold` (bound_rows first), and lists
+        // those scored in `considered`.
+        auto score_rows = [&](bool screened, float threshold) {
+          size_t row = 0;
+          for (const parquet::ValueRun& run : code_runs) {
+            const size_t from = row, to = row + run.count;
+            if (!screened) {
+              ScoreBlock(*list, RowBlock{run.count, offsets.data() + from, scales.data() + from, run.first, run.stride,
+                                         sums_at(from)},
+                         distance.data() + from);
+              for (size_t i = from; i < to; ++i) considered.push_back(static_cast<uint32_t>(i));
+            } else {
+              const float* bound = lower_of;
+              size_t scored = 0;
+              for (size_t i = from; i < to;) {  // exact scores for each stretch of rows not screened out
+                if (i + kSkipBlock <= to && AllAbove(bound + i, threshold)) {
+                  i += kSkipBlock;
+                  continue;
                 }
-                size_t scored = 0;
-                for (size_t i = from; i < to;) {  // exact scores for each stretch of rows not screened out
-                  if (i + kSkipBlock <= to && AllAbove(bound + i, threshold)) {
-                    i += kSkipBlock;
-                    continue;
-                  }
-                  if (bound[i] > threshold) {
-                    ++i;
-                    continue;
-                  }
-                  size_t stretch = i + 1;
-                  while (stretch < to && !(bound[stretch] > threshold)) ++stretch;
-                  ScoreBlock(*list,
-                             RowBlock{stretch - i, offsets.data() + i, scales.data() + i,
-                                      run.first + (i - row) * run.stride, run.stride, sums_at(i)},
-                             distance.data() + i);
-                  for (size_t j = i; j < stretch; ++j) considered.push_back(static_cast<uint32_t>(j));
-                  scored += stretch - i;
-                  i = stretch;
+                if (bound[i] > threshold) {
+                  ++i;
+                  continue;
                 }
-                result_.rows_screened_out += (to - from) - scored;
+                size_t stretch = i + 1;
+                while (stretch < to && !(bound[stretch] > threshold)) ++stretch;
+                ScoreBlock(*list,
+                           RowBlock{stretch - i, offsets.data() + i, scales.data() + i,
+                                    run.first + (i - row) * run.stride, run.stride, sums_at(i)},
+                           distance.data() + i);
+                for (size_t j = i; j < stretch; ++j) considered.push_back(static_cast<uint32_t>(j));
+                scored += stretch - i;
+                i = stretch;
               }
+              result_.rows_screened_out += run.count - scored;
             }
             row += run.count;
           }
@@ -993,42 +997,24 @@ Status QueryRun::Score(std::span<const std::span<const uint8_t>> responses) {
           return Status::Ok();
         };
         considered.clear();
-        size_t begin = 0;
-        if (may_screen && heap.size() < options_.k && heap.size() + n > options_.k) {
+        if (may_screen && heap.size() == options_.k) {
+          // A full heap: a row whose lower bound exceeds the k-th distance
+          // (taken before the rows are screened; it only falls meanwhile)
+          // would be rejected by the heap below, so it is screened out and
+          // never scored exactly. Its distance is proven finite too, so no
+          // error is skipped.
+          bound_rows();
+          score_rows(true, heap.front().distance);
+        } else if (may_screen && heap.size() + n > options_.k) {
           // The group fills the heap. Rather than scoring the rows that fill
           // it whatever they are, every row's bounds first: at least k rows
           // (held or in the group) have a distance at most the k-th smallest
           // of the heap's distances and the rows' upper bounds, so a row whose
           // lower bound exceeds it loses to k rows and is screened out.
-          if (!group_pass) {
-            const screen::ScreenContext& own = *screen_context();
-            lower.resize(n);
-            upper.resize(n);
-            size_t row = 0;
-            for (const parquet::ValueRun& run : code_runs) {
-              screen::ScreenBlock(own, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first,
-                                                run.stride, sums_at(row)},
-                                  lower.data() + row, upper.data() + row);
-              row += run.count;
-            }
-            group_bounds = lower.data();
-          }
-          const float* upper_of = group_pass ? group_upper.data() + group_slot[probe] * n : upper.data();
-          score_rows(0, n, true, FillThreshold(heap, std::span<const float>(upper_of, n), options_.k, fill));
-          begin = n;
-        } else if (may_screen && heap.size() < options_.k) {  // these rows all enter the heap (or fail)
-          begin = std::min(n, options_.k - heap.size());
-          score_rows(0, begin, false, 0.0f);
-          VIGILO_RETURN_IF_ERROR(consider());
-        }
-        if (begin < n) {
-          if (may_screen && heap.size() == options_.k) {
-            lower.resize(n);
-            upper.resize(n);
-            score_rows(begin, n, true, heap.front().distance);
-          } else {
-            score_rows(begin, n, false, 0.0f);
-          }
+          bound_rows();
+          score_rows(true, FillThreshold(heap, std::span<const float>(upper_of, n), options_.k, fill));
+        } else {
+          score_rows(false, 0.0f);  // every row enters the heap (or fails), or the screen is off
         }
         VIGILO_RETURN_IF_ERROR(consider());
       }
