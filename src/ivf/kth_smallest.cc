@@ -4,26 +4,6 @@
 
 namespace vigilo::ivf {
 
-namespace {
-
-// The k-th smallest of x[0, n) when at least k values are at most `bound`:
-// then the k smallest all are, so only those are gathered (branch-free:
-// every value is stored, only those kept advance m) and selected among
-// (k ≤ kFewest).
-float KthAtMost(const float* x, size_t n, size_t k, float bound, std::vector<float>& tied) {
-  tied.resize(n + 1);
-  size_t m = 0;
-  for (size_t i = 0; i < n; ++i) {
-    tied[m] = x[i];
-    m += x[i] <= bound;
-  }
-  SmallestFew few(k);
-  for (size_t i = 0; i < m; ++i) few.Offer(tied[i]);
-  return few.Kth();
-}
-
-}  // namespace
-
 float KthSmallest(const float* x, size_t n, size_t k, KthScratch& scratch) {
   if (const size_t blocks = n / kKthBlock; k <= kFewest && blocks >= 2 * k) {
     std::vector<float>& minima = scratch.minima;
@@ -34,9 +14,16 @@ float KthSmallest(const float* x, size_t n, size_t k, KthScratch& scratch) {
       for (size_t j = 1; j < kKthBlock; ++j) low = block[j] < low ? block[j] : low;
       minima[b] = low;
     }
+    SmallestFew bounding(k);
+    for (float low : minima) bounding.Offer(low);
+    // At least k values are at most the bound, so the k smallest all are:
+    // only they are offered (a few times k of n, the test rarely true).
+    const float bound = bounding.Kth();
     SmallestFew few(k);
-    for (float low : minima) few.Offer(low);
-    return KthAtMost(x, n, k, few.Kth(), scratch.tied);
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] <= bound) few.Offer(x[i]);
+    }
+    return few.Kth();
   }
   constexpr size_t kBuckets = 1024;
   float lo = x[0], hi = x[0];

@@ -15,7 +15,7 @@ namespace vigilo::ivf {
 // Reused buffers: one per reader, so a query allocates nothing.
 struct KthScratch {
   std::vector<uint16_t> bucket;  // per value
-  std::vector<float> tied;       // the values of the bucket holding the k-th (or at most the blocks' bound)
+  std::vector<float> tied;       // the values of the bucket holding the k-th
   std::vector<float> minima;     // per block of kKthBlock values
 };
 
@@ -35,8 +35,8 @@ inline constexpr size_t kKthBlock = 8;
 // When k is few (k ≤ kFewest) and small against n (n / kKthBlock ≥ 2k, as
 // nprobe 8 against nlist 980), first a bound: the k-th smallest of the minima
 // of the n / kKthBlock whole blocks is at least the k-th smallest of all (k
-// distinct values lie at or below it), so only the values at or below it are
-// gathered (usually a few times k) and selected among, both selections by
+// distinct values lie at or below it), so only the values at or below it
+// (usually a few times k) are selected among, both selections by
 // SmallestFew. (For larger k, nprobe 96 of 2048 on wink, the bound and a
 // selection among what it gathers measured slower than the histogram:
 // 7.2 against 5.7 µs a query.)
@@ -60,7 +60,7 @@ class SmallestFew {
  private:
   size_t k_;
   size_t have_ = 0;
-  float best_[kFewest];
+  float best_[kFewest] = {};  // (only the first have_ are read)
 };
 
 }  // namespace vigilo::ivf
