@@ -37,17 +37,16 @@ inline void WriteFile(const std::filesystem::path& path, std::string_view data) 
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
-// "vigilo_<test binary>_<pid>": test binaries running at once (ctest -j)
-// never share a directory.
-inline std::string ProcessTag() {
-  return std::string("vigilo_") + program_invocation_short_name + "_" + std::to_string(::getpid());
-}
+// "vigilo_<test binary>", and with "_<pid>" the process's: test binaries
+// running at once (ctest -j) never share a directory.
+inline std::string BinaryTag() { return std::string("vigilo_") + program_invocation_short_name; }
+inline std::string ProcessTag() { return BinaryTag() + "_" + std::to_string(::getpid()); }
 
 // TMPDIR/vigilo_<test binary>_<pid>, created on first use and kept for the
 // whole run (files made by one-per-process setup live there), removed when
 // the test process exits.
 inline std::filesystem::path ProcessDir() {
-  return test_support::ProcessScratchDir(std::string("vigilo_") + program_invocation_short_name);
+  return test_support::ProcessScratchDir(BinaryTag());
 }
 
 inline std::string TempPath(const std::string& name) { return (ProcessDir() / name).string(); }
