@@ -251,10 +251,8 @@ VIGILO_AVX2 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* low
       for (; r + 4 <= n; r += 4) {
         // Postings rows come straight from memory (often freshly mapped
         // pages, which the hardware prefetcher does not cross): ask for rows
-        // a few ahead while these are summed.
-        for (size_t k = 0; k < 4; ++k) {
-          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
-        }
+        // ahead while these are summed.
+        PrefetchFourRows(rows, first + r);
         __m256i dot[4], sum[4], sq[4];
         Small4<kSums>(ctx, rows.codes + (first + r) * rows.stride, rows.stride, dot, sum, sq);
         if (narrow) {

@@ -45,7 +45,7 @@ using reduce::Reduce4Wide;
 
 constexpr size_t kChunk = 2048;     // elements per int32 accumulator before widening
 constexpr size_t kSmallMax = 2048;  // rows up to this go four at a time in int32
-constexpr size_t kAhead = 4;        // rows prefetched ahead
+constexpr size_t kAhead = 4;        // rows prefetched ahead one at a time (four at a time: PrefetchFourRows)
 
 // A loop of kStep-element steps: the elements in whole steps, then the
 // tail's mask (d mod kStep lanes; 0 when there is none).
@@ -288,9 +288,7 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
     size_t r = 0;
     if (four) {
       for (; r + 4 <= n; r += 4) {
-        for (size_t k = 0; k < 4; ++k) {
-          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
-        }
+        PrefetchFourRows(rows, first + r);
         __m256i l[4], h[4], s[4], q[4];
         if (narrow) {
           SplitDots<4, kSums, true>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, l, h, s, q);
@@ -371,9 +369,7 @@ VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* 
     size_t r = 0;
     if (four) {
       for (; r + 4 <= n; r += 4) {
-        for (size_t k = 0; k < 4; ++k) {
-          if (first + r + k + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + k + kAhead) * rows.stride);
-        }
+        PrefetchFourRows(rows, first + r);
         __m256i dot[4];
         Dots8<4>(ctx, masks, rows.codes + (first + r) * rows.stride, rows.stride, dot);
         Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
