@@ -1,5 +1,5 @@
 // A probed postings row group's columns, read from the bytes a query
-// fetched (private to the read core; QueryRun::Score uses it). Offsets,
+// fetched (private to the read core; QueryScoring uses it). Offsets,
 // scales and codes are read in place when the chunks are uncompressed PLAIN
 // (the first such read records where the values lie in the PostingsGroup, so
 // later queries skip the page headers: docs/format/ivf-query.md step 6), else

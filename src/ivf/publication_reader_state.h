@@ -1,7 +1,7 @@
 // PublicationReader's state (include/vigilo/ivf/query_core.h keeps it
 // behind a pointer): the manifest, its objects by path, and what queries
 // cached — decoded centroids, parsed footers, the postings row groups per
-// CID. Only the query core (query.cc, source_lookup.cc and their helpers)
+// CID. Only the query core (query.cc, query_score.cc, source_lookup.cc and their helpers)
 // sees it.
 #pragma once
 

@@ -31,6 +31,7 @@ set(VIGILO_READ_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/range_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/kth_smallest.cc
   ${CMAKE_CURRENT_LIST_DIR}/query.cc
+  ${CMAKE_CURRENT_LIST_DIR}/query_score.cc
   ${CMAKE_CURRENT_LIST_DIR}/postings_group_columns.cc
   ${CMAKE_CURRENT_LIST_DIR}/source_lookup.cc
   ${CMAKE_CURRENT_LIST_DIR}/embed_tokenizer.cc

@@ -123,6 +123,7 @@ class PublicationReader {
 
  private:
   friend class QueryRun;
+  friend class QueryScoring;
   friend class SourceLookup;
   struct State;
   // Working buffers of a query's ranking and scoring (query.cc), made on
@@ -135,6 +136,7 @@ class PublicationReader {
 };
 
 struct PostingsGroup;  // a postings row group as the reader indexed it (private)
+class QueryScoring;   // a run's last step, scoring the fetched row groups (private: query_score.h)
 
 class QueryRun {
  public:
@@ -161,7 +163,8 @@ class QueryRun {
   Status Advance();  // plans the next stage from what is known
   Status PlanFooters();
   Status PlanChunks();
-  Status Score(std::span<const std::span<const uint8_t>> responses);
+  Status Score(std::span<const std::span<const uint8_t>> responses);  // QueryScoring
+  friend class QueryScoring;
 
   PublicationReader& reader_;
   std::vector<std::vector<float>> queries_;
