@@ -7,6 +7,7 @@
 
 #include "column_schema.h"
 #include "kth_smallest.h"
+#include "query_scratch.h"
 #include "vigilo/parquet/column_view.h"
 
 namespace vigilo::ivf {
@@ -96,17 +97,19 @@ QueryScoring::QueryScoring(QueryRun& run, PublicationReader& reader)
       scratch_(reader.scratch()),
       m_(reader.manifest()),
       d_(m_.index.dimension),
-      top_(run.queries_.size()),
-      columns_(m_.index.source_key[0].type.kind, static_cast<size_t>(CodeBytes(m_.index.encoding, d_))),
-      order_(scratch_.slice_order) {}
+      b_(scratch_.scoring) {
+  b_.top.resize(run.queries_.size());
+  for (std::vector<Candidate>& heap : b_.top) heap.clear();
+  if (!b_.columns) b_.columns.emplace(m_.index.source_key[0].type.kind, static_cast<size_t>(CodeBytes(m_.index.encoding, d_)));
+}
 
 Status QueryScoring::Run(std::span<const std::span<const uint8_t>> responses) {
   responses_ = responses;
   VIGILO_RETURN_IF_ERROR(PrepareContexts());
   OrderGroups();
-  for (size_t t = 0; t < order_.size(); ++t) Prefetch(t, /*headers=*/true, /*values=*/t < kPrefetchGroups);
-  for (size_t t = 0; t < order_.size(); ++t) {
-    if (const size_t ahead = t + kPrefetchGroups; ahead < order_.size()) Prefetch(ahead, /*headers=*/false, /*values=*/true);
+  for (size_t t = 0; t < b_.order.size(); ++t) Prefetch(t, /*headers=*/true, /*values=*/t < kPrefetchGroups);
+  for (size_t t = 0; t < b_.order.size(); ++t) {
+    if (const size_t ahead = t + kPrefetchGroups; ahead < b_.order.size()) Prefetch(ahead, /*headers=*/false, /*values=*/true);
     VIGILO_RETURN_IF_ERROR(ScoreGroup(t));
   }
   CollectHits();
@@ -128,21 +131,22 @@ Status QueryScoring::PrepareContexts() {
   if (scratch_.screens.size() < prepared_count) scratch_.screens.resize(prepared_count);
   prepared_ = std::span<ListContext>(scratch_.prepared.data(), prepared_count);
   screens_ = std::span<screen::ScreenContext>(scratch_.screens.data(), prepared_count);
-  screen_ready_.assign(prepared_count, 0);
-  quantized_.assign(m.index.metric == Metric::kCosine ? run_.queries_.size() : 0, kNoSlot);
-  probing_.reserve(probe_count);
+  b_.screen_ready.assign(prepared_count, 0);
+  b_.quantized.assign(m.index.metric == Metric::kCosine ? run_.queries_.size() : 0, kNoSlot);
+  b_.probing.clear();
+  b_.probing.reserve(probe_count);
   std::vector<std::span<const float>> centroids;
   // The probed centroids decoded again from their codes (exactly
   // DecodeLvq's floats): a quarter of the bytes of the cached decoded rows,
   // and the codes were just ranked, so they are still in cache.
-  std::vector<float>& decoded = scratch_.decoded;
+  std::vector<float>& decoded = b_.decoded;
   const PublicationReader::State& state = reader_.state();
   size_t at = 0;
   for (uint32_t q = 0; q < run_.probes_.size(); ++q) {
     centroids.clear();
     if (prepared_up_front_) decoded.resize(run_.probes_[q].size() * d_);
     for (uint32_t cid : run_.probes_[q]) {
-      probing_.push_back({cid, {q, at + centroids.size()}});
+      b_.probing.push_back({cid, {q, at + centroids.size()}});
       if (!prepared_up_front_) continue;
       std::span<float> row(decoded.data() + centroids.size() * d_, d_);
       VIGILO_RETURN_IF_ERROR(DecodeLvq(Encoding::kLvq8, LvqParams{state.centroid_offsets[cid], state.centroid_scales[cid]},
@@ -155,50 +159,50 @@ Status QueryScoring::PrepareContexts() {
     }
     at += centroids.size();
   }
-  std::stable_sort(probing_.begin(), probing_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(b_.probing.begin(), b_.probing.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return Status::Ok();
 }
 
 // A row group's probers, in query order.
 const std::vector<QueryScoring::Prober>& QueryScoring::ProbersOf(uint32_t cid) {
-  auto it = std::lower_bound(probing_.begin(), probing_.end(), cid, [](const auto& p, uint32_t c) { return p.first < c; });
-  probers_of_.clear();
-  for (; it != probing_.end() && it->first == cid; ++it) probers_of_.push_back(it->second);
-  return probers_of_;
+  auto it = std::lower_bound(b_.probing.begin(), b_.probing.end(), cid, [](const auto& p, uint32_t c) { return p.first < c; });
+  b_.probers_of.clear();
+  for (; it != b_.probing.end() && it->first == cid; ++it) b_.probers_of.push_back(it->second);
+  return b_.probers_of;
 }
 
 // The screen of a prepared context, made when it is first needed (at nprobe
 // 64 on wink the repeated cosine quantization was 2.8% of a query's
 // instructions, hence the sharing).
 screen::ScreenContext& QueryScoring::ReadyScreen(uint32_t q, size_t context) {
-  if (!screen_ready_[context]) {
-    if (!quantized_.empty() && quantized_[q] != kNoSlot) {
-      screen::PrepareScreenSharing(prepared_[context], screens_[quantized_[q]], screens_[context]);
+  if (!b_.screen_ready[context]) {
+    if (!b_.quantized.empty() && b_.quantized[q] != kNoSlot) {
+      screen::PrepareScreenSharing(prepared_[context], screens_[b_.quantized[q]], screens_[context]);
     } else {
       screen::PrepareScreen(prepared_[context], screens_[context]);
-      if (!quantized_.empty()) quantized_[q] = context;
+      if (!b_.quantized.empty()) b_.quantized[q] = context;
     }
-    screen_ready_[context] = 1;
+    b_.screen_ready[context] = 1;
   }
   return screens_[context];
 }
 
 // File order, or for a query alone its nearest lists first (NearestListsFirst).
 void QueryScoring::OrderGroups() {
-  order_.resize(run_.slices_.size());
-  for (size_t t = 0; t < order_.size(); ++t) order_[t] = static_cast<uint32_t>(t);
+  b_.order.resize(run_.slices_.size());
+  for (size_t t = 0; t < b_.order.size(); ++t) b_.order[t] = static_cast<uint32_t>(t);
   if (run_.probes_.size() != 1) return;
-  std::vector<uint32_t>& cid_of = scratch_.slice_cids;
-  cid_of.resize(order_.size());
-  for (size_t t = 0; t < order_.size(); ++t) cid_of[t] = run_.slices_[order_[t]].cid;
-  if (scratch_.rank_of.size() != m_.index.nlist) scratch_.rank_of.assign(m_.index.nlist, kNotProbed);
-  NearestListsFirst(run_.probes_[0], cid_of, order_, scratch_.rank_of, scratch_.rank_count, scratch_.sorted_slices);
+  std::vector<uint32_t>& cid_of = b_.slice_cids;
+  cid_of.resize(b_.order.size());
+  for (size_t t = 0; t < b_.order.size(); ++t) cid_of[t] = run_.slices_[b_.order[t]].cid;
+  if (b_.rank_of.size() != m_.index.nlist) b_.rank_of.assign(m_.index.nlist, kNotProbed);
+  NearestListsFirst(run_.probes_[0], cid_of, b_.order, b_.rank_of, b_.rank_count, b_.sorted_slices);
 }
 
 // The t-th group's chunk headers (its offset, scale and code chunks' first
 // line) and, with `values`, its offsets and scales whole.
 void QueryScoring::Prefetch(size_t t, bool headers, bool values) {
-  const QueryRun::ChunkSlice& slice = run_.slices_[order_[t]];
+  const QueryRun::ChunkSlice& slice = run_.slices_[b_.order[t]];
   const size_t r = slice.request;
   const PostingsGroup& group = *slice.record;
   const std::span<const uint8_t> bytes = responses_[r];
@@ -211,7 +215,7 @@ void QueryScoring::Prefetch(size_t t, bool headers, bool values) {
 }
 
 Status QueryScoring::ScoreGroup(size_t t) {
-  const QueryRun::ChunkSlice& slice = run_.slices_[order_[t]];
+  const QueryRun::ChunkSlice& slice = run_.slices_[b_.order[t]];
   const size_t r = slice.request;
   const std::vector<Prober>& probers = ProbersOf(slice.cid);
   QueryResult& result = run_.result_;
@@ -220,14 +224,14 @@ Status QueryScoring::ScoreGroup(size_t t) {
   g.path = &m_.postings[slice.file].object.path;
   VIGILO_ASSIGN_OR_RETURN(
       const bool in_place,
-      columns_.Read(PostingsGroupColumns::Source{slice.record, &reader_.state().postings_columns.at(slice.file),
+      b_.columns->Read(PostingsGroupColumns::Source{slice.record, &reader_.state().postings_columns.at(slice.file),
                                                  responses_[r], run_.requests_[r].offset, g.path, slice.row_group,
                                                  slice.first_row}));
   ++(in_place ? result.row_groups_in_place : result.row_groups_decoded);
-  g.n = columns_.rows();
+  g.n = b_.columns->rows();
   result.rows_probed += g.n * probers.size();
   g.centroid = std::span<const float>(reader_.state().centroids.data() + size_t{slice.cid} * d_, d_);
-  distance_.resize(g.n);
+  b_.distance.resize(g.n);
   const bool screen = run_.options_.screen && m_.index.encoding == Encoding::kLvq8;
   // l2 with the screen and several queries probing the group: its exact
   // code sums, computed once for all of them (the screen and the kernels
@@ -248,13 +252,13 @@ Status QueryScoring::ScoreGroup(size_t t) {
 }
 
 void QueryScoring::ComputeGroupSums(Group& g) {
-  code_sums_.resize(g.n);
+  b_.code_sums.resize(g.n);
   size_t at = 0;
-  for (const parquet::ValueRun& run : columns_.code_runs()) {
-    ComputeCodeSums(Encoding::kLvq8, d_, run.count, run.first, run.stride, code_sums_.data() + at);
+  for (const parquet::ValueRun& run : b_.columns->code_runs()) {
+    ComputeCodeSums(Encoding::kLvq8, d_, run.count, run.first, run.stride, b_.code_sums.data() + at);
     at += run.count;
   }
-  g.sums = code_sums_.data();
+  g.sums = b_.code_sums.data();
 }
 
 // Several queries probing the group: the bounds of every query that will
@@ -264,74 +268,74 @@ void QueryScoring::ComputeGroupSums(Group& g) {
 // so each query then screens as it would alone.
 void QueryScoring::ScreenTogether(Group& g, const std::vector<Prober>& probers) {
   const size_t n = g.n;
-  group_slot_.assign(probers.size(), kNoSlot);
-  group_list_ready_.assign(probers.size(), 0);
-  if (!prepared_up_front_ && group_lists_.size() < probers.size()) {
-    group_lists_.resize(probers.size());
-    group_screens_.resize(probers.size());
+  b_.group_slot.assign(probers.size(), kNoSlot);
+  b_.group_list_ready.assign(probers.size(), 0);
+  if (!prepared_up_front_ && b_.group_lists.size() < probers.size()) {
+    b_.group_lists.resize(probers.size());
+    b_.group_screens.resize(probers.size());
   }
-  group_screen_ready_.assign(probers.size(), 0);
+  b_.group_screen_ready.assign(probers.size(), 0);
   if (!prepared_up_front_) {
     // Every prober's list at once, their sums side by side. A failure is
     // left to each query's own turn (ScoreProbe), which meets it again.
-    group_queries_.clear();
-    for (const auto& [q, context] : probers) group_queries_.emplace_back(run_.queries_[q]);
-    const bool ready = PrepareListsOfCentroid(m_.index.metric, m_.index.encoding, group_queries_, g.centroid,
-                                              std::span<ListContext>(group_lists_).first(probers.size()))
+    b_.group_queries.clear();
+    for (const auto& [q, context] : probers) b_.group_queries.emplace_back(run_.queries_[q]);
+    const bool ready = PrepareListsOfCentroid(m_.index.metric, m_.index.encoding, b_.group_queries, g.centroid,
+                                              std::span<ListContext>(b_.group_lists).first(probers.size()))
                            .ok();
-    group_list_ready_.assign(probers.size(), ready ? 1 : 0);
+    b_.group_list_ready.assign(probers.size(), ready ? 1 : 0);
   }
-  group_contexts_.clear();
+  b_.group_contexts.clear();
   for (size_t j = 0; j < probers.size(); ++j) {
     const auto [q, context] = probers[j];
-    if (top_[q].size() + n <= run_.options_.k) continue;  // never screens this group
+    if (b_.top[q].size() + n <= run_.options_.k) continue;  // never screens this group
     if (prepared_up_front_) {
-      group_contexts_.push_back(&ReadyScreen(q, context));
+      b_.group_contexts.push_back(&ReadyScreen(q, context));
     } else {
-      if (!group_list_ready_[j]) continue;
-      screen::PrepareScreen(group_lists_[j], group_screens_[j]);
-      group_screen_ready_[j] = 1;
-      group_contexts_.push_back(&group_screens_[j]);
+      if (!b_.group_list_ready[j]) continue;
+      screen::PrepareScreen(b_.group_lists[j], b_.group_screens[j]);
+      b_.group_screen_ready[j] = 1;
+      b_.group_contexts.push_back(&b_.group_screens[j]);
     }
-    group_slot_[j] = group_contexts_.size() - 1;
+    b_.group_slot[j] = b_.group_contexts.size() - 1;
   }
-  g.slots = group_contexts_.size();
+  g.slots = b_.group_contexts.size();
   if (g.slots <= 1) return;
-  group_lower_.resize(g.slots * n);
-  group_upper_.resize(g.slots * n);
-  lower_at_.resize(g.slots);
-  upper_at_.resize(g.slots);
-  const std::vector<float>& offsets = columns_.offsets();
-  const std::vector<float>& scales = columns_.scales();
+  b_.group_lower.resize(g.slots * n);
+  b_.group_upper.resize(g.slots * n);
+  b_.lower_at.resize(g.slots);
+  b_.upper_at.resize(g.slots);
+  const std::vector<float>& offsets = b_.columns->offsets();
+  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
-  for (const parquet::ValueRun& run : columns_.code_runs()) {
+  for (const parquet::ValueRun& run : b_.columns->code_runs()) {
     for (size_t k = 0; k < g.slots; ++k) {
-      lower_at_[k] = group_lower_.data() + k * n + row;
-      upper_at_[k] = group_upper_.data() + k * n + row;
+      b_.lower_at[k] = b_.group_lower.data() + k * n + row;
+      b_.upper_at[k] = b_.group_upper.data() + k * n + row;
     }
     screen::ScreenBlockMulti(
-        group_contexts_.data(), g.slots,
+        b_.group_contexts.data(), g.slots,
         RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, g.SumsAt(row)},
-        lower_at_.data(), upper_at_.data());
+        b_.lower_at.data(), b_.upper_at.data());
     row += run.count;
   }
 }
 
 Status QueryScoring::ScoreProbe(const Group& g, Probe& p) {
-  const bool list_ready = g.together && group_list_ready_[p.index];
-  p.list = prepared_up_front_ ? &prepared_[p.context] : list_ready ? &group_lists_[p.index] : &ctx_;
+  const bool list_ready = g.together && b_.group_list_ready[p.index];
+  p.list = prepared_up_front_ ? &prepared_[p.context] : list_ready ? &b_.group_lists[p.index] : &b_.ctx;
   if (!prepared_up_front_ && !list_ready) {
-    VIGILO_RETURN_IF_ERROR(PrepareList(m_.index.metric, m_.index.encoding, run_.queries_[p.q], g.centroid, ctx_));
+    VIGILO_RETURN_IF_ERROR(PrepareList(m_.index.metric, m_.index.encoding, run_.queries_[p.q], g.centroid, b_.ctx));
   }
-  p.heap = &top_[p.q];
+  p.heap = &b_.top[p.q];
   // The group pass's bounds if it made them, else its own (BoundRows).
-  if (g.slots > 1 && group_slot_[p.index] != kNoSlot) {
-    p.lower = group_lower_.data() + group_slot_[p.index] * g.n;
-    p.upper = group_upper_.data() + group_slot_[p.index] * g.n;
+  if (g.slots > 1 && b_.group_slot[p.index] != kNoSlot) {
+    p.lower = b_.group_lower.data() + b_.group_slot[p.index] * g.n;
+    p.upper = b_.group_upper.data() + b_.group_slot[p.index] * g.n;
   }
   const std::vector<Candidate>& heap = *p.heap;
   const size_t k = run_.options_.k;
-  considered_.clear();
+  b_.considered.clear();
   if (g.may_screen && heap.size() == k) {
     // A full heap: a row whose lower bound exceeds the k-th distance (taken
     // before the rows are screened; it only falls meanwhile) would be
@@ -347,7 +351,7 @@ Status QueryScoring::ScoreProbe(const Group& g, Probe& p) {
     // distances and the rows' upper bounds, so a row whose lower bound
     // exceeds it loses to k rows and is screened out.
     BoundRows(g, p);
-    ScoreRows(g, p, true, FillThreshold(heap, std::span<const float>(p.upper, g.n), k, fill_));
+    ScoreRows(g, p, true, FillThreshold(heap, std::span<const float>(p.upper, g.n), k, b_.fill));
   } else {
     ScoreRows(g, p, false, 0.0f);  // every row enters the heap (or fails), or the screen is off
   }
@@ -356,10 +360,10 @@ Status QueryScoring::ScoreProbe(const Group& g, Probe& p) {
 
 // The probe's own screen context: the group pass's, or made now.
 const screen::ScreenContext& QueryScoring::OwnScreen(const Group& g, const Probe& p) {
-  if (g.together && group_screen_ready_[p.index]) return group_screens_[p.index];
+  if (g.together && b_.group_screen_ready[p.index]) return b_.group_screens[p.index];
   if (!prepared_up_front_) {
-    screen::PrepareScreen(*p.list, screen_ctx_);
-    return screen_ctx_;
+    screen::PrepareScreen(*p.list, b_.screen_ctx);
+    return b_.screen_ctx;
   }
   return ReadyScreen(p.q, p.context);
 }
@@ -368,35 +372,35 @@ const screen::ScreenContext& QueryScoring::OwnScreen(const Group& g, const Probe
 void QueryScoring::BoundRows(const Group& g, Probe& p) {
   if (p.lower != nullptr) return;
   const screen::ScreenContext& own = OwnScreen(g, p);
-  lower_.resize(g.n);
-  upper_.resize(g.n);
-  const std::vector<float>& offsets = columns_.offsets();
-  const std::vector<float>& scales = columns_.scales();
+  b_.lower.resize(g.n);
+  b_.upper.resize(g.n);
+  const std::vector<float>& offsets = b_.columns->offsets();
+  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
-  for (const parquet::ValueRun& run : columns_.code_runs()) {
+  for (const parquet::ValueRun& run : b_.columns->code_runs()) {
     screen::ScreenBlock(own, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride,
                                       g.SumsAt(row)},
-                        lower_.data() + row, upper_.data() + row);
+                        b_.lower.data() + row, b_.upper.data() + row);
     row += run.count;
   }
-  p.lower = lower_.data();
-  p.upper = upper_.data();
+  p.lower = b_.lower.data();
+  p.upper = b_.upper.data();
 }
 
 // Scores the group's rows exactly, or, when `screened`, those whose lower
 // bound is at most `threshold` (BoundRows first), and lists those scored in
-// considered_.
+// b_.considered.
 void QueryScoring::ScoreRows(const Group& g, const Probe& p, bool screened, float threshold) {
-  const std::vector<float>& offsets = columns_.offsets();
-  const std::vector<float>& scales = columns_.scales();
+  const std::vector<float>& offsets = b_.columns->offsets();
+  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
-  for (const parquet::ValueRun& run : columns_.code_runs()) {
+  for (const parquet::ValueRun& run : b_.columns->code_runs()) {
     const size_t from = row, to = row + run.count;
     if (!screened) {
       ScoreBlock(*p.list,
                  RowBlock{run.count, offsets.data() + from, scales.data() + from, run.first, run.stride, g.SumsAt(from)},
-                 distance_.data() + from);
-      for (size_t i = from; i < to; ++i) considered_.push_back(static_cast<uint32_t>(i));
+                 b_.distance.data() + from);
+      for (size_t i = from; i < to; ++i) b_.considered.push_back(static_cast<uint32_t>(i));
     } else {
       const float* bound = p.lower;
       size_t scored = 0;
@@ -414,8 +418,8 @@ void QueryScoring::ScoreRows(const Group& g, const Probe& p, bool screened, floa
         ScoreBlock(*p.list,
                    RowBlock{stretch - i, offsets.data() + i, scales.data() + i, run.first + (i - row) * run.stride,
                             run.stride, g.SumsAt(i)},
-                   distance_.data() + i);
-        for (size_t j = i; j < stretch; ++j) considered_.push_back(static_cast<uint32_t>(j));
+                   b_.distance.data() + i);
+        for (size_t j = i; j < stretch; ++j) b_.considered.push_back(static_cast<uint32_t>(j));
         scored += stretch - i;
         i = stretch;
       }
@@ -425,30 +429,30 @@ void QueryScoring::ScoreRows(const Group& g, const Probe& p, bool screened, floa
   }
 }
 
-// The heap code, over the rows in considered_ (in row order).
+// The heap code, over the rows in b_.considered (in row order).
 Status QueryScoring::Consider(const Group& g, const Probe& p) {
-  VIGILO_RETURN_IF_ERROR(columns_.ConfirmCodes());
+  VIGILO_RETURN_IF_ERROR(b_.columns->ConfirmCodes());
   const QueryRun::ChunkSlice& slice = *g.slice;
   std::vector<Candidate>& heap = *p.heap;
   const size_t k = run_.options_.k;
   auto heap_less = [](const Candidate& a, const Candidate& b) { return Better(a, b); };
-  for (const uint32_t i : considered_) {
-    if (!std::isfinite(distance_[i])) {
+  for (const uint32_t i : b_.considered) {
+    if (!std::isfinite(b_.distance[i])) {
       // The query is in its domain (ranking checked it), so the row is at fault.
-      const bool finite_params = std::isfinite(columns_.offsets()[i]) && std::isfinite(columns_.scales()[i]);
+      const bool finite_params = std::isfinite(b_.columns->offsets()[i]) && std::isfinite(b_.columns->scales()[i]);
       return InvalidFormat("postings row " + std::to_string(slice.first_row + i) +
                            " scores a non-finite distance (offset or scale " +
                            (finite_params ? "too large)" : "not finite)"))
           .WithPath(*g.path);
     }
-    const float dist = distance_[i];
+    const float dist = b_.distance[i];
     if (heap.size() == k) {  // most rows lose to the current k-th at once
       const Candidate& kth = heap.front();
       if (dist > kth.distance || (dist == kth.distance && !Better({dist, slice.file, slice.first_row + i, 0, {}}, kth))) {
         continue;
       }
     }
-    VIGILO_ASSIGN_OR_RETURN(std::string key, columns_.Key(i));
+    VIGILO_ASSIGN_OR_RETURN(std::string key, b_.columns->Key(i));
     heap.push_back(Candidate{dist, slice.file, slice.first_row + i, slice.cid, std::move(key)});
     std::push_heap(heap.begin(), heap.end(), heap_less);
     if (heap.size() > k) {
@@ -456,7 +460,7 @@ Status QueryScoring::Consider(const Group& g, const Probe& p) {
       heap.pop_back();
     }
   }
-  considered_.clear();
+  b_.considered.clear();
   return Status::Ok();
 }
 
@@ -465,10 +469,10 @@ void QueryScoring::CollectHits() {
   QueryResult& result = run_.result_;
   const Kind key_kind = m_.index.source_key[0].type.kind;
   result.probes = run_.probes_;
-  for (uint32_t q = 0; q < top_.size(); ++q) {
-    std::sort(top_[q].begin(), top_[q].end(), Better);
-    for (uint32_t rank = 0; rank < top_[q].size(); ++rank) {
-      const Candidate& c = top_[q][rank];
+  for (uint32_t q = 0; q < b_.top.size(); ++q) {
+    std::sort(b_.top[q].begin(), b_.top[q].end(), Better);
+    for (uint32_t rank = 0; rank < b_.top[q].size(); ++rank) {
+      const Candidate& c = b_.top[q][rank];
       result.hits.push_back(QueryHit{q, rank, c.distance, c.cid, c.file, c.row});
       KeyColumn& keys = result.keys;
       if (key_kind == Kind::kBoolean) {

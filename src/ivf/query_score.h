@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -20,7 +21,6 @@
 
 #include "lvq_screen_internal.h"
 #include "postings_group_columns.h"
-#include "query_scratch.h"
 #include "vigilo/common/result.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/query_core.h"
@@ -42,10 +42,48 @@ class QueryScoring {
     std::string key;
   };
 
- private:
   // A query probing a row group: the query and its context's index (into
   // the prepared contexts when made up front).
   using Prober = std::pair<uint32_t, size_t>;
+
+  // The working buffers of a call, kept by the reader between calls
+  // (PublicationReader::Scratch) so that a query allocates little once they
+  // have grown.
+  struct Buffers {
+    std::vector<uint8_t> screen_ready;
+    // Cosine weighs every list of a query by the query itself, so the lists'
+    // screens share one quantization: made for the query's first screened
+    // list (quantized[q]), copied for the others.
+    std::vector<size_t> quantized;
+    // Who probes each CID: (cid, prober), by CID, queries in order.
+    std::vector<std::pair<uint32_t, Prober>> probing;
+    std::vector<Prober> probers_of;
+    std::vector<std::vector<Candidate>> top;  // max-heaps by Better
+    ListContext ctx;                          // a list prepared alone
+    screen::ScreenContext screen_ctx;
+    std::vector<float> distance, lower, upper;
+    // A row group's queries screened together (prober j's slot in the
+    // bounds, or kNoSlot), and their lists when prepared per group.
+    std::vector<size_t> group_slot;
+    std::vector<ListContext> group_lists;
+    std::vector<screen::ScreenContext> group_screens;
+    std::vector<uint8_t> group_list_ready, group_screen_ready;
+    std::vector<std::span<const float>> group_queries;
+    std::vector<const screen::ScreenContext*> group_contexts;
+    std::vector<float> group_lower, group_upper;
+    std::vector<float*> lower_at, upper_at;
+    std::vector<uint32_t> considered;  // a row group's rows scored exactly, in order
+    std::vector<float> fill;           // FillThreshold's values
+    std::vector<CodeSums> code_sums;   // a row group's (l2)
+    std::optional<PostingsGroupColumns> columns;  // one row group's (made on first use: the key kind and code size are the publication's)
+    std::vector<uint32_t> order;  // the slices in scoring order
+    // NearestListsFirst's: the slices' CIDs, each CID's rank (kNotProbed
+    // between queries), the ranks' counts, the order being built.
+    std::vector<uint32_t> slice_cids, rank_of, rank_count, sorted_slices;
+    std::vector<float> decoded;  // the probed centroids, decoded again for their contexts
+  };
+
+ private:
   // The row group being scored.
   struct Group {
     const QueryRun::ChunkSlice* slice = nullptr;
@@ -97,33 +135,7 @@ class QueryScoring {
   bool prepared_up_front_ = false;
   std::span<ListContext> prepared_;
   std::span<screen::ScreenContext> screens_;  // the prepared contexts' screens, made on first need
-  std::vector<uint8_t> screen_ready_;
-  // Cosine weighs every list of a query by the query itself, so the lists'
-  // screens share one quantization: made for the query's first screened
-  // list (quantized_[q]), copied for the others.
-  std::vector<size_t> quantized_;
-  // Who probes each CID: (cid, prober), by CID, queries in order.
-  std::vector<std::pair<uint32_t, Prober>> probing_;
-  std::vector<Prober> probers_of_;
-  std::vector<std::vector<Candidate>> top_;  // max-heaps by Better
-  ListContext ctx_;                          // a list prepared alone
-  screen::ScreenContext screen_ctx_;
-  std::vector<float> distance_, lower_, upper_;
-  // A row group's queries screened together (prober j's slot in the
-  // bounds, or kNoSlot), and their lists when prepared per group.
-  std::vector<size_t> group_slot_;
-  std::vector<ListContext> group_lists_;
-  std::vector<screen::ScreenContext> group_screens_;
-  std::vector<uint8_t> group_list_ready_, group_screen_ready_;
-  std::vector<std::span<const float>> group_queries_;
-  std::vector<const screen::ScreenContext*> group_contexts_;
-  std::vector<float> group_lower_, group_upper_;
-  std::vector<float*> lower_at_, upper_at_;
-  std::vector<uint32_t> considered_;  // a row group's rows scored exactly, in order
-  std::vector<float> fill_;           // FillThreshold's values
-  std::vector<CodeSums> code_sums_;   // a row group's (l2)
-  PostingsGroupColumns columns_;      // one row group's, its buffers reused
-  std::vector<uint32_t>& order_;      // the slices in scoring order
+  Buffers& b_;
 };
 
 }  // namespace vigilo::ivf

@@ -9,6 +9,7 @@
 #include "kth_smallest.h"
 #include "lvq_screen_internal.h"
 #include "publication_reader_state.h"
+#include "query_score.h"
 #include "vigilo/ivf/lvq_kernels.h"
 #include "vigilo/ivf/query_core.h"
 
@@ -26,13 +27,9 @@ struct PublicationReader::Scratch {
   // Scoring (QueryScoring): grown, never shrunk, so the contexts keep their buffers.
   std::vector<ListContext> prepared;
   std::vector<screen::ScreenContext> screens;
-  std::vector<uint32_t> slice_order;  // the slices, in scoring order
-  // NearestListsFirst's: the slices' CIDs, each CID's rank (kNotProbed
-  // between queries), the ranks' counts, the order being built.
-  std::vector<uint32_t> slice_cids, rank_of, rank_count, sorted_slices;
+  QueryScoring::Buffers scoring;
   // Planning (QueryRun::PlanChunks).
   std::vector<PublicationReader::State::PlannedGroup> selected;  // the probed row groups
-  std::vector<float> decoded;  // the probed centroids, decoded again for their contexts
 };
 
 }  // namespace vigilo::ivf
