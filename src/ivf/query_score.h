@@ -112,6 +112,7 @@ class QueryScoring {
   screen::ScreenContext& ReadyScreen(uint32_t q, size_t context);
   void OrderGroups();
   void Prefetch(size_t t, bool headers, bool values);
+  void TouchPages(std::span<const uint8_t> bytes);
   Status ScoreGroup(size_t t);
   void ComputeGroupSums(Group& g);
   void ScreenTogether(Group& g, const std::vector<Prober>& probers);
@@ -136,6 +137,7 @@ class QueryScoring {
   std::span<ListContext> prepared_;
   std::span<screen::ScreenContext> screens_;  // the prepared contexts' screens, made on first need
   Buffers& b_;
+  uint8_t touched_ = 0;  // TouchPages' reads, kept
 };
 
 }  // namespace vigilo::ivf
