@@ -25,12 +25,22 @@ bool Better(const Candidate& a, const Candidate& b) {
 // Whether all of bounds[0, kSkipBlock) exceed the threshold: most rows'
 // lower bounds do once a heap is full, and a block's test has no branch per
 // row (at nprobe 64 on wink a loop that branched on every row took a
-// seventh of a query).
+// seventh of a query). Written with GCC's (and clang's) vector extensions:
+// the scalar form compiled to one compare and one flag test a row (4% of a
+// wink query at nprobe 64), this to four 4-lane compares a block (SSE2 on
+// any x86-64; lane by lane where a target has no vectors). NaN is not above.
 constexpr size_t kSkipBlock = 16;
 bool AllAbove(const float* bounds, float threshold) {
-  bool all = true;
-  for (size_t k = 0; k < kSkipBlock; ++k) all &= bounds[k] > threshold;
-  return all;
+  using Floats = float __attribute__((vector_size(16)));
+  using Mask = int32_t __attribute__((vector_size(16)));
+  const Floats t = {threshold, threshold, threshold, threshold};
+  Mask all = {-1, -1, -1, -1};
+  for (size_t k = 0; k < kSkipBlock; k += 4) {
+    Floats b;
+    std::memcpy(&b, bounds + k, sizeof b);
+    all &= b > t;
+  }
+  return (all[0] & all[1] & all[2] & all[3]) != 0;
 }
 
 // The k-th smallest (k from 1) of the heap's exact distances and a row
@@ -217,7 +227,7 @@ void QueryScoring::Prefetch(size_t t, bool headers, bool values) {
   if (values) {  // (a hostile footer may order the chunks otherwise: then nothing is touched)
     const uint64_t from = group.chunks[1].offset - base;
     const uint64_t to = std::min<uint64_t>(group.chunks[3].offset + group.chunks[3].length - base, bytes.size());
-    if (from < to) TouchPages(bytes.subspan(from, to - from));
+    if (from < to) TouchPages(bytes.subspan(static_cast<size_t>(from), static_cast<size_t>(to - from)));  // (to ≤ bytes.size())
   }
 }
 
