@@ -348,18 +348,14 @@ void QueryScoring::ScreenTogether(Group& g, const std::vector<Prober>& probers) 
   b_.group_upper.resize(g.slots * n);
   b_.lower_at.resize(g.slots);
   b_.upper_at.resize(g.slots);
-  const std::vector<float>& offsets = b_.columns->offsets();
-  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
   for (const parquet::ValueRun& run : b_.columns->code_runs()) {
     for (size_t k = 0; k < g.slots; ++k) {
       b_.lower_at[k] = b_.group_lower.data() + k * n + row;
       b_.upper_at[k] = b_.group_upper.data() + k * n + row;
     }
-    screen::ScreenBlockMulti(
-        b_.group_contexts.data(), g.slots,
-        RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride, g.SumsAt(row)},
-        b_.lower_at.data(), b_.upper_at.data());
+    screen::ScreenBlockMulti(b_.group_contexts.data(), g.slots, Rows(g, run, row, row, run.count), b_.lower_at.data(),
+                             b_.upper_at.data());
     row += run.count;
   }
 }
@@ -411,19 +407,28 @@ const screen::ScreenContext& QueryScoring::OwnScreen(const Group& g, const Probe
   return ReadyScreen(p.q, p.context);
 }
 
+// Rows [from, from + count) of the group, all within the code run that
+// starts at row run_row: their offsets, scales, codes and (when computed)
+// code sums, as the kernels take them.
+RowBlock QueryScoring::Rows(const Group& g, const parquet::ValueRun& run, size_t run_row, size_t from,
+                            size_t count) const {
+  return RowBlock{count,
+                  b_.columns->offsets().data() + from,
+                  b_.columns->scales().data() + from,
+                  run.first + (from - run_row) * run.stride,
+                  run.stride,
+                  g.SumsAt(from)};
+}
+
 // The probe's bounds of the group's rows, unless the group pass made them.
 void QueryScoring::BoundRows(const Group& g, Probe& p) {
   if (p.lower != nullptr) return;
   const screen::ScreenContext& own = OwnScreen(g, p);
   b_.lower.resize(g.n);
   b_.upper.resize(g.n);
-  const std::vector<float>& offsets = b_.columns->offsets();
-  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
   for (const parquet::ValueRun& run : b_.columns->code_runs()) {
-    screen::ScreenBlock(own, RowBlock{run.count, offsets.data() + row, scales.data() + row, run.first, run.stride,
-                                      g.SumsAt(row)},
-                        b_.lower.data() + row, b_.upper.data() + row);
+    screen::ScreenBlock(own, Rows(g, run, row, row, run.count), b_.lower.data() + row, b_.upper.data() + row);
     row += run.count;
   }
   p.lower = b_.lower.data();
@@ -434,15 +439,11 @@ void QueryScoring::BoundRows(const Group& g, Probe& p) {
 // bound is at most `threshold` (BoundRows first), and lists those scored in
 // b_.considered.
 void QueryScoring::ScoreRows(const Group& g, const Probe& p, bool screened, float threshold) {
-  const std::vector<float>& offsets = b_.columns->offsets();
-  const std::vector<float>& scales = b_.columns->scales();
   size_t row = 0;
   for (const parquet::ValueRun& run : b_.columns->code_runs()) {
     const size_t from = row, to = row + run.count;
     if (!screened) {
-      ScoreBlock(*p.list,
-                 RowBlock{run.count, offsets.data() + from, scales.data() + from, run.first, run.stride, g.SumsAt(from)},
-                 b_.distance.data() + from);
+      ScoreBlock(*p.list, Rows(g, run, row, from, run.count), b_.distance.data() + from);
       for (size_t i = from; i < to; ++i) b_.considered.push_back(static_cast<uint32_t>(i));
     } else {
       const float* bound = p.lower;
@@ -458,10 +459,7 @@ void QueryScoring::ScoreRows(const Group& g, const Probe& p, bool screened, floa
         }
         size_t stretch = i + 1;
         while (stretch < to && !(bound[stretch] > threshold)) ++stretch;
-        ScoreBlock(*p.list,
-                   RowBlock{stretch - i, offsets.data() + i, scales.data() + i, run.first + (i - row) * run.stride,
-                            run.stride, g.SumsAt(i)},
-                   b_.distance.data() + i);
+        ScoreBlock(*p.list, Rows(g, run, row, i, stretch - i), b_.distance.data() + i);
         for (size_t j = i; j < stretch; ++j) b_.considered.push_back(static_cast<uint32_t>(j));
         scored += stretch - i;
         i = stretch;

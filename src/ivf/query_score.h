@@ -118,6 +118,7 @@ class QueryScoring {
   void ScreenTogether(Group& g, const std::vector<Prober>& probers);
   Status ScoreProbe(const Group& g, Probe& p);
   const screen::ScreenContext& OwnScreen(const Group& g, const Probe& p);
+  RowBlock Rows(const Group& g, const parquet::ValueRun& run, size_t run_row, size_t from, size_t count) const;
   void BoundRows(const Group& g, Probe& p);
   void ScoreRows(const Group& g, const Probe& p, bool screened, float threshold);
   Status Consider(const Group& g, const Probe& p);
