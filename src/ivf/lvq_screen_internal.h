@@ -116,7 +116,7 @@ constexpr size_t kFourRowsMax = 256;
 // The four-row loops' prefetch (rows of d ≤ kFourRowsMax read from memory):
 // every cache line of the codes of the four rows kFourAhead ahead (at a
 // block's first four rows, of the kFourAhead rows after them), and the
-// offsets and scales kValuesAhead rows ahead (a line holds 16 rows' of
+// offsets and scales kValuesAhead rows ahead (a line holds 16 rows' worth of
 // each). Measured at d = 100 on AMD EPYC against three prefetches a row,
 // four rows ahead: the AVX-512 screen streams 256 MB at 160–169 M rows/s
 // (l2) and 191–212 M (cosine) instead of 136–145 and 150–170, in cache at

@@ -126,8 +126,8 @@ class PublicationReader {
   friend class QueryScoring;
   friend class SourceLookup;
   struct State;
-  // Working buffers of a query's ranking and scoring (query.cc), made on
-  // first use.
+  // Working buffers of a query's ranking, planning and scoring (query.cc,
+  // query_score.cc; defined in src/ivf/query_scratch.h), made on first use.
   struct Scratch;
   Scratch& scratch();
   State& state() { return *state_; }
