@@ -635,6 +635,27 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
             (std::vector<std::string>{"nprobe", "recall", "list_recall", "qps", "bytes_per_query", "requests_per_query"}));
   EXPECT_EQ(TableRow(eval_text.out, 2).at(0), "10");
   EXPECT_EQ(TableRow(eval_text.out, 2).at(1), "1.0");
+  // Objects read in place (0) or held in memory (the default, and a budget
+  // too small for any file): the same measurements but for time.
+  auto without_time = [](std::string text) {
+    for (const char* field : {"\"seconds\":", "\"cpu_seconds\":", "\"qps\":"}) {
+      for (size_t at = text.find(field); at != std::string::npos; at = text.find(field, at + 1)) {
+        const size_t end = text.find_first_of(",}", at);
+        text.erase(at, end - at);
+      }
+    }
+    return text;
+  };
+  for (const char* resident : {" --resident-max-bytes 0", " --resident-max-bytes 100", " --resident-max-bytes 1GiB"}) {
+    CliRun held = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
+                         " --k 2 --nprobe 1,10 --warmup 0 --json" + resident);
+    ASSERT_EQ(held.exit_code, 0) << held.err;
+    EXPECT_EQ(without_time(held.out), without_time(eval.out)) << resident;
+  }
+  CliRun bad_resident = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
+                               " --resident-max-bytes lots");
+  EXPECT_NE(bad_resident.exit_code, 0);
+  EXPECT_NE(bad_resident.err.find("--resident-max-bytes"), std::string::npos) << bad_resident.err;
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path + " --k 3").exit_code,
             kExitUsage);
   EXPECT_EQ(Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + base).exit_code, kExitUsage);

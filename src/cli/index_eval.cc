@@ -4,6 +4,8 @@
 // (ivf::EvaluateRecall). Without --ground-truth the exact neighbours are
 // computed by brute force over the build's input vectors (--base) and
 // cached (engine::BaseGroundTruth).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "interrupt.h"
 #include "output.h"
 #include "progress.h"
+#include "vigilo/engine/budget_overrides.h"
 #include "vigilo/engine/ground_truth.h"
 #include "vigilo/ivf/eval.h"
 #include "vigilo/ivf/lvq_kernels.h"
@@ -35,8 +38,26 @@ struct EvalArgs {
   bool no_screen = false;
   std::vector<uint32_t> nprobes = {1, 2, 4, 8, 16, 32, 64};
   size_t batch = 1, warmup = 100;
+  std::string resident_max_bytes;  // empty: ResidentDefault()
   OutputFlags output;
 };
+
+// Half of this machine's memory: an evaluation answers thousands of
+// queries, so a local publication's objects are held in memory once read
+// (store::ResidentStore), as far as that leaves room for everything else.
+uint64_t ResidentDefault() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<uint64_t>(pages) / 2 * static_cast<uint64_t>(page);
+}
+
+// --resident-max-bytes, checked before anything is read.
+Result<uint64_t> ResidentMaxBytes(const EvalArgs& a) {
+  if (a.resident_max_bytes.empty()) return ResidentDefault();
+  Result<uint64_t> bytes = engine::ParseByteSize(a.resident_max_bytes);
+  if (!bytes.ok()) return InvalidArgument("--resident-max-bytes: " + std::string(bytes.status().message()));
+  return bytes;
+}
 
 double Rounded(double v, int digits) {
   double scale = std::pow(10.0, digits);
@@ -48,7 +69,8 @@ constexpr const char* kEvalLeft = "no result was printed, and nothing was writte
                                   "once complete)";
 
 Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
-  VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(a.manifest, /*use_cache=*/false));
+  VIGILO_ASSIGN_OR_RETURN(const uint64_t resident_max_bytes, ResidentMaxBytes(a));
+  VIGILO_ASSIGN_OR_RETURN(OpenedPublication opened, OpenPublication(a.manifest, /*use_cache=*/false, resident_max_bytes));
   const ivf::Manifest& manifest = opened.publication->manifest();
   VIGILO_ASSIGN_OR_RETURN(auto queries, LoadQueries(QuerySource{"", a.queries, a.format, a.vector_field}, manifest));
   ivf::GroundTruth truth;
@@ -155,6 +177,10 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
       ->check(CLI::PositiveNumber);
   eval->add_option("--batch", a->batch, "Queries per query run: 1 = one at a time (default), 0 = all at once");
   eval->add_option("--warmup", a->warmup, "Untimed queries before each timed pass (default 100)");
+  eval->add_option("--resident-max-bytes", a->resident_max_bytes,
+                   "Hold a local publication's objects in memory (on 2 MiB pages) once first read, up to this many "
+                   "bytes (default: half of this machine's memory; 0: read them in place from the files)")
+      ->type_name("BYTES");
   eval->add_flag("--no-screen", a->no_screen,
                  "Score every probed row exactly instead of screening with proven bounds first (same results; for "
                  "measuring the screen)");

@@ -15,11 +15,12 @@
 
 namespace vigilo::cli {
 
-Result<OpenedPublication> OpenPublication(const std::string& locator, bool use_cache) {
+Result<OpenedPublication> OpenPublication(const std::string& locator, bool use_cache, uint64_t resident_max_bytes) {
   OpenedPublication opened;
   VIGILO_ASSIGN_OR_RETURN(opened.context, MakeContext());
   VIGILO_ASSIGN_OR_RETURN(opened.publication,
-                          engine::Publication::Open(*opened.context, locator, {.use_cache = use_cache}));
+                          engine::Publication::Open(*opened.context, locator,
+                                                    {.use_cache = use_cache, .resident_max_bytes = resident_max_bytes}));
   return opened;
 }
 

@@ -29,7 +29,8 @@ struct OpenedPublication {
   std::unique_ptr<engine::Context> context;
   std::unique_ptr<engine::Publication> publication;
 };
-Result<OpenedPublication> OpenPublication(const std::string& locator, bool use_cache);
+// `resident_max_bytes`: engine::PublicationOpenOptions' (0: objects read in place).
+Result<OpenedPublication> OpenPublication(const std::string& locator, bool use_cache, uint64_t resident_max_bytes = 0);
 
 // Where the query vectors come from (index query / eval): `vector`, one
 // JSON array given inline, as "@FILE" or as "-" (stdin); else every vector

@@ -14,6 +14,7 @@
 #include "vigilo/store/http_store.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/prefixed_store.h"
+#include "vigilo/store/resident_store.h"
 
 namespace vigilo::engine {
 namespace {
@@ -201,6 +202,10 @@ Result<std::unique_ptr<Publication>> Publication::Open(Context& context, std::st
   }
   if (options.use_cache && where.remote) {
     VIGILO_RETURN_IF_ERROR(UseCacheDirectory(context, where.cache_base, *manifest, where.store));
+  }
+  if (options.resident_max_bytes > 0 && !where.remote) {
+    where.store = std::make_unique<store::ResidentStore>(std::move(where.store),
+                                                         store::ResidentStoreOptions{.max_bytes = options.resident_max_bytes});
   }
   auto state = std::make_unique<State>();
   state->store = std::move(where.store);

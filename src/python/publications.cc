@@ -15,6 +15,7 @@
 #include "evaluation.h"
 #include "interrupt.h"
 #include "session.h"
+#include "vigilo/engine/budget_overrides.h"
 #include "vigilo/engine/publication.h"
 #include "vigilo/engine/publication_build.h"
 #include "vigilo/engine/publication_publish.h"
@@ -35,14 +36,19 @@ struct OpenPublication {
   std::string locator;
 };
 
-std::shared_ptr<OpenPublication> Open(std::shared_ptr<Session> session, const std::string& locator, bool use_cache) {
+// resident_max_bytes: PublicationOpenOptions', as the CLI's byte sizes
+// ("0", "512MiB"); a bad one is refused naming the keyword, before any read.
+std::shared_ptr<OpenPublication> Open(std::shared_ptr<Session> session, const std::string& locator, bool use_cache,
+                                      const std::string& resident_max_bytes) {
+  Result<uint64_t> resident = engine::ParseByteSize(resident_max_bytes);
+  if (!resident.ok()) Check(InvalidArgument("resident_max_bytes: " + std::string(resident.status().message())));
   auto open = std::make_shared<OpenPublication>();
   open->session = session;
   open->locator = locator;
   py::gil_scoped_release release;
   std::lock_guard lock(session->mutex());
-  open->publication =
-      Unwrap(engine::Publication::Open(session->context(), locator, engine::PublicationOpenOptions{use_cache}));
+  open->publication = Unwrap(engine::Publication::Open(
+      session->context(), locator, engine::PublicationOpenOptions{.use_cache = use_cache, .resident_max_bytes = *resident}));
   return open;
 }
 
@@ -466,7 +472,8 @@ py::dict Build(Session& session, const BuildRequest& a) {
 }  // namespace
 
 void BindPublications(py::module_& m, py::class_<Session, std::shared_ptr<Session>>& session) {
-  session.def("open_publication", &Open, py::arg("locator"), py::arg("use_cache") = true);
+  session.def("open_publication", &Open, py::arg("locator"), py::arg("use_cache") = true,
+              py::arg("resident_max_bytes") = "0");
   session.def("publish", &Publish, py::arg("source"), py::arg("destination"));
   session.def(
       "build_index",

@@ -34,6 +34,7 @@
 #include "http_test_support.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/prefixed_store.h"
+#include "vigilo/store/resident_store.h"
 #include "vigilo/store/memory_store.h"
 #include "vigilo/store/object_store.h"
 #ifdef VIGILO_S3_CONFORMANCE
@@ -115,6 +116,22 @@ std::vector<StoreFactory> StoreFactories() {
          VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local,
                                  OpenLocalStore((env.dir / "root").string(), {.writable = writable, .create_root = true}));
          return MakePrefixedStore(std::move(local), "pubs/one");
+       }},
+      // Held in memory once read: every object (ResidentLocal), or only
+      // those within a 64-byte budget, the rest read through (ResidentTiny).
+      {"ResidentLocal", false,
+       [](StoreEnv& env, bool writable) -> Result<std::unique_ptr<ObjectStore>> {
+         VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local,
+                                 OpenLocalStore((env.dir / "root").string(), {.writable = writable, .create_root = true}));
+         return std::unique_ptr<ObjectStore>(
+             std::make_unique<ResidentStore>(std::move(local), ResidentStoreOptions{.max_bytes = uint64_t{1} << 30}));
+       }},
+      {"ResidentTiny", false,
+       [](StoreEnv& env, bool writable) -> Result<std::unique_ptr<ObjectStore>> {
+         VIGILO_ASSIGN_OR_RETURN(std::unique_ptr<ObjectStore> local,
+                                 OpenLocalStore((env.dir / "root").string(), {.writable = writable, .create_root = true}));
+         return std::unique_ptr<ObjectStore>(
+             std::make_unique<ResidentStore>(std::move(local), ResidentStoreOptions{.max_bytes = 64}));
        }},
       {"FaultNoFaults", false,
        [](StoreEnv&, bool writable) -> Result<std::unique_ptr<ObjectStore>> {

@@ -83,6 +83,17 @@ def test_batched_search_equals_one_at_a_time_and_threads(ctx, home, data, built)
         assert (a.keys == batch.keys).all() and (a.distances == batch.distances).all()
 
 
+def test_resident_objects_answer_the_same(ctx, home, data, built):
+    _, queries = data
+    mapped = ctx.open_publication(home / "pub-py").search(queries, k=7, nprobe=5)
+    for budget in (1 << 30, "64MiB", 100):  # every object held; the first few; none fits
+        held = ctx.open_publication(home / "pub-py", resident_max_bytes=budget).search(queries, k=7, nprobe=5)
+        assert (held.keys == mapped.keys).all() and (held.distances == mapped.distances).all()
+    for bad in (-1, "lots", 1.5, True):
+        with pytest.raises((vigilo.InvalidArgument, TypeError), match="resident_max_bytes"):
+            ctx.open_publication(home / "pub-py", resident_max_bytes=bad)
+
+
 def test_short_answers_are_padded(ctx, home, data, built):
     pub = ctx.open_publication(home / "pub-py")
     found = pub.search(data[1][:2], k=3000 + 5, nprobe=16)

@@ -33,6 +33,12 @@ struct PublicationOpenOptions {
   // Over http(s), read objects through the context's cache directory
   // (Settings::cache_directory; the manifest itself never is).
   bool use_cache = true;
+  // A local publication's objects (not over http(s) or s3) are held whole in
+  // memory on 2 MiB pages once first read, up to this many bytes
+  // (store::ResidentStore; docs/format/ivf-build-algorithms.md, "Resident
+  // objects"): for a reader that answers many queries. 0: read in place
+  // through the file mapping (a one-off query reads only what it needs).
+  uint64_t resident_max_bytes = 0;
 };
 
 struct SearchRequest {

@@ -163,10 +163,15 @@ class Context:
         return Run(self, self._session.open_run(_target(name_or_ref), _spec(store), budget))
 
     # ---- publications ----
-    def open_publication(self, location, cache=True):
-        """A vector publication: its directory or manifest.json, an http(s) URL, or ALIAS:KEY."""
+    def open_publication(self, location, cache=True, resident_max_bytes=0):
+        """A vector publication: its directory or manifest.json, an http(s) URL, or ALIAS:KEY.
+
+        resident_max_bytes (an int or the CLI's text, "1GiB"): hold a local publication's objects in memory
+        (2 MiB pages) once first read, up to this many bytes, for many queries; 0 reads them in place."""
         location = os.fspath(location)
-        return Publication(self, self._session.open_publication(location, bool(cache)))
+        if isinstance(resident_max_bytes, bool) or not isinstance(resident_max_bytes, (int, str)):
+            raise TypeError("resident_max_bytes: an int or a size such as \"1GiB\"")
+        return Publication(self, self._session.open_publication(location, bool(cache), str(resident_max_bytes)))
 
     def publish(self, source, destination):
         """``index publish SRC DEST --json``: copy a publication (any locator) to a directory or ALIAS:KEY of a
@@ -486,8 +491,8 @@ def run(name_or_ref, store=None, **budget):
     return _context_of(store).run(name_or_ref, store, **budget)
 
 
-def open_publication(location, cache=True):
-    return default_context().open_publication(location, cache)
+def open_publication(location, cache=True, resident_max_bytes=0):
+    return default_context().open_publication(location, cache, resident_max_bytes)
 
 
 def build_index(input, out, **options):
