@@ -9,10 +9,13 @@
 // Per path (avx512, avx2, portable, scalar: every one this CPU has) two
 // passes: `score`, the exact kernels (ScoreRows), and for LVQ8 `screen`, the
 // integer bounds a query computes for every probed row (ScreenBlock; "Screening"),
-// each with its DRAM rate as a fraction of the ceiling. A second table
-// ("Probed lists") reads rows the way a one-at-a-time query does: 64 row
-// groups of 64 or 256 rows at random places a call, the dispatched LVQ8
-// screen against a streaming read of the same rows, whose rate is a query's
+// each with its DRAM rate as a fraction of the ceiling. That table's memory
+// is on 4 KiB pages (what `index query` reads through a file mapping); a
+// second one streams the dispatched LVQ8 kernels from 2 MiB pages (what
+// `index eval` reads, its objects resident). A third ("Probed lists") reads
+// rows the way a one-at-a-time query does: 64 row groups of 64 or 256 rows at
+// random places on 2 MiB pages a call, the dispatched LVQ8 screen against a
+// streaming read of the same rows, whose rate is an `index eval` query's
 // memory floor (bench/ivf_query.sh divides a query's rows by it). The CPU's
 // model name heads the output: the rates belong to it.
 //
@@ -21,6 +24,8 @@
 // thread waited for a core. (Memory bandwidth taken by others still counts.)
 //
 // Usage: ivf_kernels [seconds per measurement, default 0.3] [d, default both 100 and 784]
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <ctime>
 #include <cstdint>
@@ -28,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -78,14 +84,42 @@ double SecondsPerCall(Fn&& fn, double seconds) {
   return best;
 }
 
-struct Rows {
-  size_t n = 0, bytes = 0;
-  std::vector<uint8_t> codes;
-  std::vector<float> offsets, scales;
+// The page size the buffers ask the kernel for: 4 KiB (MADV_NOHUGEPAGE: a
+// file mapping's pages, as `index query` reads a local publication) or 2 MiB
+// (MADV_HUGEPAGE: as `index eval` reads one, its objects held in memory by
+// store::ResidentStore; granted where transparent huge pages are not "never").
+enum class PageKind { k4KiB, k2MiB };
+
+template <typename T>
+struct Pages {
+  using value_type = T;
+  PageKind kind = PageKind::k4KiB;
+  Pages() = default;
+  explicit Pages(PageKind k) : kind(k) {}
+  template <typename U>
+  Pages(const Pages<U>& other) : kind(other.kind) {}
+  T* allocate(size_t n) {
+    constexpr size_t kPage = size_t{2} << 20;
+    const size_t bytes = (n * sizeof(T) + kPage - 1) / kPage * kPage;
+    void* p = std::aligned_alloc(kPage, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    ::madvise(p, bytes, kind == PageKind::k2MiB ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const Pages<U>& other) const { return kind == other.kind; }
 };
 
-Rows MakeRows(Encoding e, size_t d, size_t n, uint64_t seed) {
-  Rows r;
+struct Rows {
+  explicit Rows(PageKind kind) : codes(Pages<uint8_t>(kind)), offsets(Pages<float>(kind)), scales(Pages<float>(kind)) {}
+  size_t n = 0, bytes = 0;
+  std::vector<uint8_t, Pages<uint8_t>> codes;
+  std::vector<float, Pages<float>> offsets, scales;
+};
+
+Rows MakeRows(Encoding e, size_t d, size_t n, uint64_t seed, PageKind kind = PageKind::k4KiB) {
+  Rows r(kind);
   r.n = n;
   r.bytes = static_cast<size_t>(CodeBytes(e, d));
   r.codes.resize(n * r.bytes);
@@ -287,20 +321,55 @@ int main(int argc, char** argv) {
       }
     }
   }
-  // Probed lists: the dispatched screen over row groups at random places
-  // (Scattered) against a streaming read of the same groups' bytes. A
-  // query's memory floor is its rows over the ceiling's rate.
-  std::printf("\nProbed lists: %zu row groups of G rows at random places in 256 MB a call, the dispatched LVQ8 screen "
-              "against a streaming read of the same rows (codes, offsets, scales)\n\n",
-              Scattered::kPerCall);
-  std::printf("| d | metric | G rows | screen, rows/s | streaming-read ceiling, rows/s (GB/s) | screen ÷ ceiling |\n");
-  std::printf("|---:|---|---:|---:|---:|---:|\n");
+  // On 2 MiB pages (what `index eval` reads, its objects resident): the
+  // dispatched LVQ8 kernels streaming 256 MB against the plain read of the
+  // same memory, then the probed lists. Both tables are printed after the
+  // measurements (one buffer of rows serves both).
+  const KernelPath dispatched = DispatchedKernelPath();
+  std::vector<std::string> streamed, probed;
+  auto line = [](auto... args) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, args...);
+    return std::string(buffer);
+  };
   for (size_t d : {size_t{100}, size_t{784}}) {
     if (only_d != 0 && d != only_d) continue;
     const size_t bytes = static_cast<size_t>(CodeBytes(Encoding::kLvq8, d));
-    const Rows dram = MakeRows(Encoding::kLvq8, d, kDramBytes / bytes, 2);
+    const Rows dram = MakeRows(Encoding::kLvq8, d, kDramBytes / bytes, 2, PageKind::k2MiB);
     std::vector<float> q, centroid;
     QueryAndCentroid(d, q, centroid);
+    {
+      const double stream_s = SecondsPerCall(
+          [&] {
+            g_sink_u = g_sink_u + StreamSum(dram.codes.data(), dram.codes.size()) +
+                       StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data()), dram.n * 4) +
+                       StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data()), dram.n * 4);
+          },
+          seconds);
+      const double stream_rows = static_cast<double>(dram.n) / stream_s, row_bytes = static_cast<double>(bytes + 8);
+      for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
+        auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
+        if (!ctx.ok()) return 1;
+        screen::ScreenContext sctx;
+        screen::PrepareScreen(*ctx, sctx);
+        for (const char* pass : {"score", "screen"}) {
+          const bool screening = std::string_view(pass) == "screen";
+          const double s = SecondsPerCall(
+              [&] {
+                if (screening) {
+                  ScreenAll(dispatched, sctx, dram, kGroup, lower, upper);
+                } else {
+                  ScoreAll(dispatched, *ctx, dram, kGroup, out);
+                }
+              },
+              seconds);
+          const double rows = static_cast<double>(dram.n) / s;
+          streamed.push_back(line("| %zu | %s | %s | %.3g M | %.2f | %.3g M (%.1f) | %.2f |", d,
+                                  std::string(MetricName(m)).c_str(), pass, rows / 1e6, rows * row_bytes / 1e9,
+                                  stream_rows / 1e6, stream_rows * row_bytes / 1e9, rows / stream_rows));
+        }
+      }
+    }
     for (size_t group : {size_t{64}, size_t{256}}) {
       if (lower.size() < group) lower.resize(group), upper.resize(group);
       Scattered at(dram, group, 5);
@@ -331,13 +400,28 @@ int main(int argc, char** argv) {
             },
             seconds);
         const double screen_rows = rows / screen_s;
-        std::printf("| %zu | %s | %zu | %.3g M | %.3g M (%.1f) | %.2f |\n", d, std::string(MetricName(m)).c_str(), group,
-                    screen_rows / 1e6, stream_rows / 1e6, stream_rows * static_cast<double>(bytes + 8) / 1e9,
-                    screen_rows / stream_rows);
-        std::fflush(stdout);
+        probed.push_back(line("| %zu | %s | %zu | %.3g M | %.3g M (%.1f) | %.2f |", d, std::string(MetricName(m)).c_str(),
+                              group, screen_rows / 1e6, stream_rows / 1e6,
+                              stream_rows * static_cast<double>(bytes + 8) / 1e9, screen_rows / stream_rows));
       }
     }
   }
+  std::printf("\nStreaming from 2 MiB pages: the dispatched (%s) LVQ8 kernels over 256 MB against a streaming read of "
+              "the same memory\n\n",
+              std::string(KernelPathName(dispatched)).c_str());
+  std::printf("| d | metric | pass | DRAM (256 MB), rows/s | DRAM GB/s | streaming-read ceiling, rows/s (GB/s) | DRAM ÷ "
+              "ceiling |\n");
+  std::printf("|---:|---|---|---:|---:|---:|---:|\n");
+  for (const std::string& row : streamed) std::printf("%s\n", row.c_str());
+  // Probed lists: the dispatched screen over row groups at random places
+  // (Scattered) against a streaming read of the same groups' bytes. A
+  // query's memory floor is its rows over the ceiling's rate.
+  std::printf("\nProbed lists: %zu row groups of G rows at random places in 256 MB on 2 MiB pages a call, the "
+              "dispatched LVQ8 screen against a streaming read of the same rows (codes, offsets, scales)\n\n",
+              Scattered::kPerCall);
+  std::printf("| d | metric | G rows | screen, rows/s | streaming-read ceiling, rows/s (GB/s) | screen ÷ ceiling |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|\n");
+  for (const std::string& row : probed) std::printf("%s\n", row.c_str());
   std::printf("\nall paths bit-identical: %s\nload average at end: %s\n", all_identical ? "yes" : "NO",
               LoadAverage().c_str());
   return all_identical ? 0 : 1;

@@ -541,13 +541,23 @@ offset and scale per row): the memory-bandwidth ceiling on this machine. Pass \`
 few that can enter its top-k; the last column is the DRAM rate over the ceiling.
 
 EOF
-    sed '/^Probed lists/,$d' "$kernels_md" | grep '^|'
+    sed '/^Streaming from 2 MiB pages/,$d' "$kernels_md" | grep '^|'
+    cat <<EOF
+
+The table above reads memory on 4 KiB pages, as \`index query\` reads a local publication's files through
+their mappings. \`index eval\` holds a local publication's objects in memory on 2 MiB pages
+(\`store::ResidentStore\`, docs/format/ivf-build-algorithms.md "Resident objects"), so its queries read
+memory as this table does (the dispatched kernels only):
+
+EOF
+    sed -n '/^Streaming from 2 MiB pages/,/^Probed lists/p' "$kernels_md" | grep '^|'
     cat <<EOF
 
 **Probed lists**: what a one-at-a-time query meets instead of one long stream. A call visits 64 row groups of G
-rows at random places in the 256 MB (each read once; the hardware prefetcher starts again at every list), with
-the dispatched screen and with a plain streaming read of the same rows' codes, offsets and scales. That read's
-rate is a query's memory ceiling: its postings rows over it are the least time its lists take to arrive.
+rows at random places in the 256 MB on 2 MiB pages (each read once; the hardware prefetcher starts again at
+every list), with the dispatched screen and with a plain streaming read of the same rows' codes, offsets and
+scales. That read's rate is an \`index eval\` query's memory ceiling: its postings rows over it are the least
+time its lists take to arrive.
 
 EOF
     sed -n '/^Probed lists/,$p' "$kernels_md" | grep '^|'

@@ -18,14 +18,15 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "vigilo/store/forwarding_store.h"
@@ -63,8 +64,13 @@ class ResidentStore final : public ForwardingStore {
   std::shared_ptr<Arena> arena_;  // shared with every Bytes handed out
   mutable std::mutex mu_;
   uint64_t held_ = 0;                                                     // guarded by mu_
-  std::map<std::string, std::span<const uint8_t>, std::less<>> objects_;  // guarded by mu_
-  std::set<std::string, std::less<>> too_large_;                          // guarded by mu_
+  // Hashed (a query looks up every key it reads, and keys share long prefixes).
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  std::unordered_map<std::string, std::span<const uint8_t>, KeyHash, std::equal_to<>> objects_;  // guarded by mu_
+  std::unordered_set<std::string, KeyHash, std::equal_to<>> too_large_;                          // guarded by mu_
 };
 
 }  // namespace vigilo::store
