@@ -166,6 +166,19 @@ uint64_t StreamSum(const uint8_t* p, size_t bytes) {
   return s[0] + s[1] + s[2] + s[3];
 }
 
+// The streaming-read ceiling of r: rows per second of a plain read of the
+// bytes a DRAM pass reads (codes, offsets, scales).
+double CeilingRowsPerSecond(const Rows& r, double seconds) {
+  const double s = SecondsPerCall(
+      [&] {
+        g_sink_u = g_sink_u + StreamSum(r.codes.data(), r.codes.size()) +
+                   StreamSum(reinterpret_cast<const uint8_t*>(r.offsets.data()), r.n * 4) +
+                   StreamSum(reinterpret_cast<const uint8_t*>(r.scales.data()), r.n * 4);
+      },
+      seconds);
+  return static_cast<double>(r.n) / s;
+}
+
 void ScoreAll(KernelPath path, const ListContext& ctx, const Rows& r, size_t group, std::vector<float>& out) {
   for (size_t start = 0; start < r.n; start += group) {
     const size_t m = std::min(group, r.n - start);
@@ -258,16 +271,8 @@ int main(int argc, char** argv) {
       const size_t bytes = static_cast<size_t>(CodeBytes(e, d));
       const Rows cache = MakeRows(e, d, kGroup, 1);
       const Rows dram = MakeRows(e, d, kDramBytes / bytes, 2);
-      // The ceiling reads the same bytes the DRAM pass reads: codes, offsets, scales.
-      const double stream_s = SecondsPerCall(
-          [&] {
-            g_sink_u = g_sink_u + StreamSum(dram.codes.data(), dram.codes.size()) +
-                       StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data()), dram.n * 4) +
-                       StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data()), dram.n * 4);
-          },
-          seconds);
       const double row_bytes = static_cast<double>(bytes + 8);
-      const double stream_rows = static_cast<double>(dram.n) / stream_s;
+      const double stream_rows = CeilingRowsPerSecond(dram, seconds);
       std::vector<float> q, centroid;
       QueryAndCentroid(d, q, centroid);
       auto report = [&](const char* pass, KernelPath path, Metric m, double cache_s, double dram_s) {
@@ -339,14 +344,7 @@ int main(int argc, char** argv) {
     std::vector<float> q, centroid;
     QueryAndCentroid(d, q, centroid);
     {
-      const double stream_s = SecondsPerCall(
-          [&] {
-            g_sink_u = g_sink_u + StreamSum(dram.codes.data(), dram.codes.size()) +
-                       StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data()), dram.n * 4) +
-                       StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data()), dram.n * 4);
-          },
-          seconds);
-      const double stream_rows = static_cast<double>(dram.n) / stream_s, row_bytes = static_cast<double>(bytes + 8);
+      const double stream_rows = CeilingRowsPerSecond(dram, seconds), row_bytes = static_cast<double>(bytes + 8);
       for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
         auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
         if (!ctx.ok()) return 1;

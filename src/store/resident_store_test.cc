@@ -8,22 +8,14 @@
 #include <thread>
 #include <vector>
 
+#include "test_bytes.h"
 #include "vigilo/store/memory_store.h"
 
 namespace vigilo::store {
 namespace {
 
-std::span<const uint8_t> B(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
-
-std::string Payload(size_t size, uint32_t seed) {
-  std::string out(size, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (char& c : out) {
-    x = x * 1664525u + 1013904223u;
-    c = static_cast<char>(x >> 24);
-  }
-  return out;
-}
+using testing::BinaryPayload;
+std::span<const uint8_t> B(std::string_view s) { return testing::AsBytes(s); }
 
 // The inner store's Gets, counted (the whole-object reads among them).
 class CountingStore final : public ForwardingStore {
@@ -57,7 +49,7 @@ struct Fixture {
 
 TEST(ResidentStore, RangesAreTheInnerBytesAndTheObjectIsReadOnce) {
   Fixture f(1 << 20);
-  const std::string a = Payload(5000, 1);
+  const std::string a = BinaryPayload(5000, 1);
   f.Put("a", a);
   for (auto [offset, length] : {std::pair<uint64_t, uint64_t>{0, 5000}, {17, 100}, {4999, 1}, {2500, 0}}) {
     auto got = f.store->Get("a", Range(offset, length));
@@ -77,12 +69,12 @@ TEST(ResidentStore, RangesAreTheInnerBytesAndTheObjectIsReadOnce) {
 TEST(ResidentStore, TheFirstObjectStartsOnA2MiBBoundary) {
   // What the store is for: the kernel can back the memory with 2 MiB pages.
   Fixture f(64 << 20);
-  f.Put("a", Payload(3 << 20, 2));
+  f.Put("a", BinaryPayload(3 << 20, 2));
   auto got = f.store->Get("a", Range(0, 1));
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(got->data()) % (2 << 20), 0u);
   // The next object follows it, 64-byte aligned, in the same chunk.
-  f.Put("b", Payload(100, 3));
+  f.Put("b", BinaryPayload(100, 3));
   auto next = f.store->Get("b", Range(0, 1));
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(next->data()), reinterpret_cast<uintptr_t>(got->data()) + (3 << 20));
@@ -90,7 +82,7 @@ TEST(ResidentStore, TheFirstObjectStartsOnA2MiBBoundary) {
 
 TEST(ResidentStore, ObjectsBeyondTheBudgetAreReadFromTheInnerStoreEveryTime) {
   Fixture f(3000);
-  const std::string a = Payload(2000, 4), b = Payload(2000, 5);
+  const std::string a = BinaryPayload(2000, 4), b = BinaryPayload(2000, 5);
   f.Put("a", a);
   f.Put("b", b);
   ASSERT_TRUE(f.store->Get("a", Range(0, 10)).ok());
@@ -108,7 +100,7 @@ TEST(ResidentStore, ObjectsBeyondTheBudgetAreReadFromTheInnerStoreEveryTime) {
 
 TEST(ResidentStore, ReadsThatAreNotReusedAreNotHeld) {
   Fixture f(1 << 20);
-  f.Put("a", Payload(1000, 6));
+  f.Put("a", BinaryPayload(1000, 6));
   GetOptions once;
   once.reuse = false;
   ASSERT_TRUE(f.store->Get("a", once).ok());
@@ -117,7 +109,7 @@ TEST(ResidentStore, ReadsThatAreNotReusedAreNotHeld) {
 
 TEST(ResidentStore, ABudgetOfZeroHoldsNothing) {
   Fixture f(0);
-  f.Put("a", Payload(1000, 7));
+  f.Put("a", BinaryPayload(1000, 7));
   ASSERT_TRUE(f.store->Get("a", Range(0, 10)).ok());
   ASSERT_TRUE(f.store->Get("a", Range(0, 10)).ok());
   EXPECT_EQ(f.counting->gets.load(), 2);
@@ -127,7 +119,7 @@ TEST(ResidentStore, ABudgetOfZeroHoldsNothing) {
 // Every refusal is the inner store's own, code and message, held or not.
 TEST(ResidentStore, ErrorsAreTheInnerStoresErrors) {
   Fixture f(1 << 20);
-  f.Put("a", Payload(1000, 8));
+  f.Put("a", BinaryPayload(1000, 8));
   ASSERT_TRUE(f.store->Get("a", Range(0, 1)).ok());  // now held
   std::vector<GetOptions> cases;
   cases.push_back(Range(990, 11));  // past the end
@@ -153,7 +145,7 @@ TEST(ResidentStore, ErrorsAreTheInnerStoresErrors) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_EQ(invalid.status().ToString(), f.bucket.Get("../up", Range(0, 1)).status().ToString());
   // A wrong expected size on the first read holds nothing and answers as the inner store.
-  f.Put("b", Payload(10, 9));
+  f.Put("b", BinaryPayload(10, 9));
   GetOptions wrong;
   wrong.expected_size = 11;
   EXPECT_EQ(f.store->Get("b", wrong).status().ToString(), f.bucket.Get("b", wrong).status().ToString());
@@ -162,7 +154,7 @@ TEST(ResidentStore, ErrorsAreTheInnerStoresErrors) {
 
 TEST(ResidentStore, BytesOutliveTheStore) {
   Fixture f(1 << 20);
-  const std::string a = Payload(4096, 10);
+  const std::string a = BinaryPayload(4096, 10);
   f.Put("a", a);
   auto got = f.store->Get("a", Range(1000, 96));
   ASSERT_TRUE(got.ok());
@@ -183,7 +175,7 @@ TEST(ResidentStore, EmptyObjectsAreHeldAsEmpty) {
 
 TEST(ResidentStore, DeleteForgetsTheCopy) {
   Fixture f(1 << 20);
-  f.Put("a", Payload(100, 11));
+  f.Put("a", BinaryPayload(100, 11));
   ASSERT_TRUE(f.store->Get("a").ok());
   ASSERT_TRUE(f.store->Delete("a").ok());
   auto got = f.store->Get("a");
@@ -193,7 +185,7 @@ TEST(ResidentStore, DeleteForgetsTheCopy) {
 
 TEST(ResidentStore, ConcurrentFirstReadsReadTheObjectOnce) {
   Fixture f(1 << 20);
-  const std::string a = Payload(100000, 12);
+  const std::string a = BinaryPayload(100000, 12);
   f.Put("a", a);
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};

@@ -32,6 +32,7 @@
 #include "vigilo/store/governor.h"
 #include "vigilo/store/http_store.h"
 #include "http_test_support.h"
+#include "test_bytes.h"
 #include "vigilo/store/local_store.h"
 #include "vigilo/store/prefixed_store.h"
 #include "vigilo/store/resident_store.h"
@@ -200,20 +201,8 @@ std::vector<StoreFactory> StoreFactories() {
 }
 #endif
 
-std::span<const uint8_t> AsBytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-// Every byte value, so that no backend gets away with text-only handling.
-std::string BinaryPayload(size_t size, uint32_t seed) {
-  std::string out(size, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (auto& c : out) {
-    x = x * 1664525u + 1013904223u;
-    c = static_cast<char>(x >> 24);
-  }
-  return out;
-}
+using testing::AsBytes;
+using testing::BinaryPayload;
 
 class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
  protected:
