@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
         }
         if (e != Encoding::kLvq8) continue;  // postings of LVQ4 are not screened
         screen::ScreenContext sctx;
-        screen::PrepareScreen(*ctx, sctx);
+        screen::PrepareScreen(*ctx, sctx, screen::PostingsScreenWeights(m, d));
         std::vector<float> first_lower;
         for (KernelPath path : kPaths) {
           if (!KernelPathAvailable(path) || path == KernelPath::kScalar) continue;  // scalar screens as portable
@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
         auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
         if (!ctx.ok()) return 1;
         screen::ScreenContext sctx;
-        screen::PrepareScreen(*ctx, sctx);
+        screen::PrepareScreen(*ctx, sctx, screen::PostingsScreenWeights(m, d));
         for (const char* pass : {"score", "screen"}) {
           const bool screening = std::string_view(pass) == "screen";
           const double s = SecondsPerCall(
@@ -386,7 +386,7 @@ int main(int argc, char** argv) {
         auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
         if (!ctx.ok()) return 1;
         screen::ScreenContext sctx;
-        screen::PrepareScreen(*ctx, sctx);
+        screen::PrepareScreen(*ctx, sctx, screen::PostingsScreenWeights(m, d));
         const double screen_s = SecondsPerCall(
             [&] {
               at.Visit([&](size_t start) {

@@ -61,6 +61,18 @@ struct ScreenContext {
 // centroids scored exactly).
 enum class ScreenWeights { k16, k8 };
 
+// The weights a query screens a list's postings with: 8 bits for l2 up to
+// d = 256, where the screen is bound by its instructions (each 64 codes of a
+// row take three vpdpbusd instead of four on AVX-512: the dot against one
+// set of weights instead of their two halves, Σc and Σc²); 16 otherwise:
+// the cosine screen and long rows wait on memory, and 8-bit bounds only let
+// more rows through to be scored exactly. The same on every path, so every
+// reader screens with the same bounds (docs/format/ivf-build-algorithms.md,
+// "8-bit weights").
+inline ScreenWeights PostingsScreenWeights(Metric metric, size_t dimension) {
+  return metric == Metric::kL2Squared && dimension <= 256 ? ScreenWeights::k8 : ScreenWeights::k16;
+}
+
 // From a prepared ListContext (PrepareList's). ctx.encoding must be LVQ8 for
 // the context to be usable; any other gives usable = false.
 void PrepareScreen(const ListContext& ctx, ScreenContext& out, ScreenWeights weights = ScreenWeights::k16);

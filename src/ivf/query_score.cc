@@ -189,7 +189,7 @@ screen::ScreenContext& QueryScoring::ReadyScreen(uint32_t q, size_t context) {
     if (!b_.quantized.empty() && b_.quantized[q] != kNoSlot) {
       screen::PrepareScreenSharing(prepared_[context], screens_[b_.quantized[q]], screens_[context]);
     } else {
-      screen::PrepareScreen(prepared_[context], screens_[context]);
+      screen::PrepareScreen(prepared_[context], screens_[context], screen::PostingsScreenWeights(m_.index.metric, d_));
       if (!b_.quantized.empty()) b_.quantized[q] = context;
     }
     b_.screen_ready[context] = 1;
@@ -336,7 +336,7 @@ void QueryScoring::ScreenTogether(Group& g, const std::vector<Prober>& probers) 
       b_.group_contexts.push_back(&ReadyScreen(q, context));
     } else {
       if (!b_.group_list_ready[j]) continue;
-      screen::PrepareScreen(b_.group_lists[j], b_.group_screens[j]);
+      screen::PrepareScreen(b_.group_lists[j], b_.group_screens[j], screen::PostingsScreenWeights(m_.index.metric, d_));
       b_.group_screen_ready[j] = 1;
       b_.group_contexts.push_back(&b_.group_screens[j]);
     }
@@ -401,7 +401,7 @@ Status QueryScoring::ScoreProbe(const Group& g, Probe& p) {
 const screen::ScreenContext& QueryScoring::OwnScreen(const Group& g, const Probe& p) {
   if (g.together && b_.group_screen_ready[p.index]) return b_.group_screens[p.index];
   if (!prepared_up_front_) {
-    screen::PrepareScreen(*p.list, b_.screen_ctx);
+    screen::PrepareScreen(*p.list, b_.screen_ctx, screen::PostingsScreenWeights(m_.index.metric, d_));
     return b_.screen_ctx;
   }
   return ReadyScreen(p.q, p.context);
