@@ -330,7 +330,7 @@ VIGILO_AVX512 void Rows(const ScreenContext& ctx, const RowBlock& rows, float* l
 // 65536·255·127 < 2^31, so int32 lanes hold every partial sum at any d, and
 // the four rows are reduced in int32. The last d mod 64 elements are one
 // masked step. Rows of l2 without precomputed sums get their Σc and Σc² in
-// the same pass (Dots8Sums) up to kSmallMax, beyond it from the 16-bit
+// the same pass (Dots8<…, true>) up to kSmallMax, beyond it from the 16-bit
 // weights' loop (q holds the same integers).
 
 inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
@@ -338,42 +338,23 @@ inline bool Eight(const ScreenContext& ctx, const RowBlock& rows) {
          (ctx.metric == Metric::kCosine || rows.sums != nullptr || ctx.dimension <= kSmallMax);
 }
 
-// kRows rows' dots, each folded to 8 int32 lanes.
-template <size_t kRows>
+// kRows rows' dots, each folded to 8 int32 lanes; with kSums also their Σc
+// (vpdpbusd against ones) and Σc² (= Σc·(c − 128) + 128·Σc, as SplitDots),
+// folded likewise (d ≤ kSmallMax: a folded lane's Σc² ≤ 8·255²·(d/64 + 1) <
+// 2^31), else zero.
+template <size_t kRows, bool kSums>
 VIGILO_AVX512 inline void Dots8(const ScreenContext& ctx, const Masks8& m, const uint8_t* code, size_t stride,
-                                __m256i (&dot)[kRows]) {
-  const int8_t* q = ctx.q8.data();
-  __m512i acc[kRows];
-  for (size_t r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_si512();
-  for (size_t i = 0; i < m.whole; i += 64) {
-    const __m512i w = _mm512_loadu_si512(q + i);
-    for (size_t r = 0; r < kRows; ++r) {
-      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(code + r * stride + i), w);
-    }
-  }
-  if (m.tail != 0) {
-    const __m512i w = _mm512_loadu_si512(q + m.whole);  // q8 is zero-padded to 64
-    for (size_t r = 0; r < kRows; ++r) {
-      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_maskz_loadu_epi8(m.tail, code + r * stride + m.whole), w);
-    }
-  }
-  for (size_t r = 0; r < kRows; ++r) dot[r] = Half(acc[r]);
-}
-
-// kRows rows' dots as Dots8, and their Σc (vpdpbusd against ones) and Σc²
-// (= Σc·(c − 128) + 128·Σc, as SplitDots), each folded to 8 int32 lanes
-// (d ≤ kSmallMax: a folded lane's Σc² ≤ 8·255²·(d/64 + 1) < 2^31).
-template <size_t kRows>
-VIGILO_AVX512 inline void Dots8Sums(const ScreenContext& ctx, const Masks8& m, const uint8_t* code, size_t stride,
-                                    __m256i (&dot)[kRows], __m256i (&sum)[kRows], __m256i (&sq)[kRows]) {
+                                __m256i (&dot)[kRows], __m256i (&sum)[kRows], __m256i (&sq)[kRows]) {
   const int8_t* q = ctx.q8.data();
   const __m512i ones = _mm512_set1_epi8(1), flip = _mm512_set1_epi8(static_cast<char>(0x80));
   __m512i acc[kRows], s1[kRows], s2[kRows];
   for (size_t r = 0; r < kRows; ++r) acc[r] = s1[r] = s2[r] = _mm512_setzero_si512();
   auto add = [&](size_t r, __m512i c, __m512i w) VIGILO_AVX512 {
     acc[r] = _mm512_dpbusd_epi32(acc[r], c, w);
-    s1[r] = _mm512_dpbusd_epi32(s1[r], c, ones);
-    s2[r] = _mm512_dpbusd_epi32(s2[r], c, _mm512_xor_si512(c, flip));
+    if constexpr (kSums) {
+      s1[r] = _mm512_dpbusd_epi32(s1[r], c, ones);
+      s2[r] = _mm512_dpbusd_epi32(s2[r], c, _mm512_xor_si512(c, flip));
+    }
   };
   for (size_t i = 0; i < m.whole; i += 64) {
     const __m512i w = _mm512_loadu_si512(q + i);
@@ -385,13 +366,17 @@ VIGILO_AVX512 inline void Dots8Sums(const ScreenContext& ctx, const Masks8& m, c
   }
   for (size_t r = 0; r < kRows; ++r) {
     dot[r] = Half(acc[r]);
-    sum[r] = Half(s1[r]);
-    sq[r] = _mm256_add_epi32(Half(s2[r]), _mm256_slli_epi32(sum[r], 7));
+    if constexpr (kSums) {
+      sum[r] = Half(s1[r]);
+      sq[r] = _mm256_add_epi32(Half(s2[r]), _mm256_slli_epi32(sum[r], 7));
+    } else {
+      sum[r] = sq[r] = _mm256_setzero_si256();
+    }
   }
 }
 
 // With kSums (l2 without precomputed sums), each row's Σc and Σc² come from
-// the same pass over its codes (Dots8Sums).
+// the same pass over its codes (Dots8).
 template <Metric kMetric, bool kSums = false>
 VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* lower, float* upper) {
   double dots[kBoundBatch], sums[kBoundBatch], squares[kBoundBatch];
@@ -405,27 +390,20 @@ VIGILO_AVX512 void Rows8(const ScreenContext& ctx, const RowBlock& rows, float* 
       for (; r + 4 <= n; r += 4) {
         PrefetchFourRows(rows, first + r);
         const uint8_t* codes = rows.codes + (first + r) * rows.stride;
-        __m256i dot[4];
+        __m256i dot[4], sum[4], sq[4];
+        Dots8<4, kSums>(ctx, masks, codes, rows.stride, dot, sum, sq);
+        Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
         if constexpr (kSums) {
-          __m256i sum[4], sq[4];
-          Dots8Sums<4>(ctx, masks, codes, rows.stride, dot, sum, sq);
           Reduce4(sum[0], sum[1], sum[2], sum[3], sums + r);
           Reduce4(sq[0], sq[1], sq[2], sq[3], squares + r);
-        } else {
-          Dots8<4>(ctx, masks, codes, rows.stride, dot);
         }
-        Reduce4(dot[0], dot[1], dot[2], dot[3], dots + r);
       }
     }
     for (; r < n; ++r) {
       if (first + r + kAhead < rows.n) Prefetch(ctx, rows.codes + (first + r + kAhead) * rows.stride);
       const uint8_t* codes = rows.codes + (first + r) * rows.stride;
-      __m256i dot[1], sum[1] = {zero}, sq[1] = {zero};
-      if constexpr (kSums) {
-        Dots8Sums<1>(ctx, masks, codes, rows.stride, dot, sum, sq);
-      } else {
-        Dots8<1>(ctx, masks, codes, rows.stride, dot);
-      }
+      __m256i dot[1], sum[1], sq[1];
+      Dots8<1, kSums>(ctx, masks, codes, rows.stride, dot, sum, sq);
       alignas(32) double out[4];
       Reduce4(dot[0], sum[0], sq[0], zero, out);
       dots[r] = out[0];

@@ -113,11 +113,10 @@ Result<Bytes> ResidentStore::Get(std::string_view key, const GetOptions& options
   return Bytes(arena_, held->subspan(static_cast<size_t>(range.offset), static_cast<size_t>(range.length)));
 }
 
+// ObjectStore's own batch (each request through this store's Get), not the
+// forwarding base's, which would hand the batch to the inner store whole.
 std::vector<GetResponse> ResidentStore::GetMany(std::span<const GetRequest> requests) {
-  std::vector<GetResponse> out;
-  out.reserve(requests.size());
-  for (const GetRequest& r : requests) out.push_back(GetResponse{Get(r.key, r.options), false});
-  return out;
+  return ObjectStore::GetMany(requests);
 }
 
 Result<ObjectInfo> ResidentStore::Head(std::string_view key, const AttemptContext* attempt) {
