@@ -9,7 +9,8 @@
 // Per path (avx512, avx2, portable, scalar: every one this CPU has) two
 // passes: `score`, the exact kernels (ScoreRows), and for LVQ8 `screen`, the
 // integer bounds a query computes for every probed row (ScreenBlock; "Screening"),
-// each with its DRAM rate as a fraction of the ceiling. That table's memory
+// each with its DRAM rate as a fraction of the ceiling (the median of 5
+// rounds measuring the kernel and the ceiling in turn: PairedRounds). That table's memory
 // is on 4 KiB pages (what `index query` reads through a file mapping); a
 // second one streams the dispatched LVQ8 kernels from 2 MiB pages (what
 // `index eval` reads, its objects resident). A third ("Probed lists") reads
@@ -65,23 +66,70 @@ float Uniform(uint64_t& state, float lo, float hi) {
   return lo + (hi - lo) * static_cast<float>(SplitMix(state) >> 40) * 0x1p-24f;
 }
 
-// Seconds per call of fn: the best of three runs, each repeating fn until it
-// has taken at least `seconds`.
+// Seconds per call of fn in one run repeating it until it has taken at least `seconds`.
+template <typename Fn>
+double SecondsPerCallOnce(Fn&& fn, double seconds) {
+  size_t calls = 0;
+  const double start = ThreadSeconds();
+  double elapsed = 0;
+  do {
+    fn();
+    ++calls;
+    elapsed = ThreadSeconds() - start;
+  } while (elapsed < seconds);
+  return elapsed / static_cast<double>(calls);
+}
+
+// Seconds per call of fn: the best of three runs (SecondsPerCallOnce).
 template <typename Fn>
 double SecondsPerCall(Fn&& fn, double seconds) {
   double best = 1e300;
-  for (int run = 0; run < 3; ++run) {
-    size_t calls = 0;
-    const double start = ThreadSeconds();
-    double elapsed = 0;
-    do {
-      fn();
-      ++calls;
-      elapsed = ThreadSeconds() - start;
-    } while (elapsed < seconds);
-    best = std::min(best, elapsed / static_cast<double>(calls));
-  }
+  for (int run = 0; run < 3; ++run) best = std::min(best, SecondsPerCallOnce(fn, seconds));
   return best;
+}
+
+// A kernel's rate over the streaming-read ceiling of the same memory, both
+// in rows per second. On a host shared with other jobs the bandwidth left to
+// this core drifts by tens of percent within a minute, so a ceiling measured
+// once and a kernel measured later give a ratio that drifts with it. Here
+// they are measured in kRounds interleaved pairs (which one goes first
+// alternates), and the ratio is the median of the pairs' ratios, with its range.
+struct Paired {
+  double kernel_rows = 0, ceiling_rows = 0;  // medians over the rounds
+  double ratio = 0, ratio_lo = 0, ratio_hi = 0;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <typename Kernel, typename Ceiling>
+Paired PairedRounds(double kernel_rows_per_call, Kernel&& kernel, double ceiling_rows_per_call, Ceiling&& ceiling,
+                    double seconds) {
+  constexpr int kRounds = 5;
+  std::vector<double> k, c, ratio;
+  for (int round = 0; round < kRounds; ++round) {
+    double ks = 0, cs = 0;
+    if (round % 2 == 0) {
+      ks = SecondsPerCallOnce(kernel, seconds);
+      cs = SecondsPerCallOnce(ceiling, seconds);
+    } else {
+      cs = SecondsPerCallOnce(ceiling, seconds);
+      ks = SecondsPerCallOnce(kernel, seconds);
+    }
+    k.push_back(kernel_rows_per_call / ks);
+    c.push_back(ceiling_rows_per_call / cs);
+    ratio.push_back(k.back() / c.back());
+  }
+  Paired p;
+  p.kernel_rows = Median(k);
+  p.ceiling_rows = Median(c);
+  p.ratio = Median(ratio);
+  p.ratio_lo = *std::min_element(ratio.begin(), ratio.end());
+  p.ratio_hi = *std::max_element(ratio.begin(), ratio.end());
+  return p;
 }
 
 // The page size the buffers ask the kernel for: 4 KiB (MADV_NOHUGEPAGE: a
@@ -166,17 +214,12 @@ uint64_t StreamSum(const uint8_t* p, size_t bytes) {
   return s[0] + s[1] + s[2] + s[3];
 }
 
-// The streaming-read ceiling of r: rows per second of a plain read of the
-// bytes a DRAM pass reads (codes, offsets, scales).
-double CeilingRowsPerSecond(const Rows& r, double seconds) {
-  const double s = SecondsPerCall(
-      [&] {
-        g_sink_u = g_sink_u + StreamSum(r.codes.data(), r.codes.size()) +
-                   StreamSum(reinterpret_cast<const uint8_t*>(r.offsets.data()), r.n * 4) +
-                   StreamSum(reinterpret_cast<const uint8_t*>(r.scales.data()), r.n * 4);
-      },
-      seconds);
-  return static_cast<double>(r.n) / s;
+// The streaming-read ceiling of r: a plain read of the bytes a DRAM pass
+// reads (codes, offsets, scales), r.n rows a call.
+void StreamAll(const Rows& r) {
+  g_sink_u = g_sink_u + StreamSum(r.codes.data(), r.codes.size()) +
+             StreamSum(reinterpret_cast<const uint8_t*>(r.offsets.data()), r.n * 4) +
+             StreamSum(reinterpret_cast<const uint8_t*>(r.scales.data()), r.n * 4);
 }
 
 void ScoreAll(KernelPath path, const ListContext& ctx, const Rows& r, size_t group, std::vector<float>& out) {
@@ -261,7 +304,7 @@ int main(int argc, char** argv) {
   std::printf("cpu: %s; dispatched kernel: %s; rates per second of thread CPU time; load average at start: %s\n\n", CpuModel().c_str(),
               std::string(KernelName()).c_str(), LoadAverage().c_str());
   std::printf("| d | encoding | metric | pass | path | in cache (4096 rows), rows/s | DRAM (256 MB), rows/s | DRAM GB/s "
-              "| streaming-read ceiling, rows/s (GB/s) | DRAM ÷ ceiling |\n");
+              "| streaming-read ceiling, rows/s (GB/s) | DRAM ÷ ceiling (range) |\n");
   std::printf("|---:|---|---|---|---|---:|---:|---:|---:|---:|\n");
   std::vector<float> out(kGroup), lower(kGroup), upper(kGroup);
   bool all_identical = true;
@@ -272,16 +315,19 @@ int main(int argc, char** argv) {
       const Rows cache = MakeRows(e, d, kGroup, 1);
       const Rows dram = MakeRows(e, d, kDramBytes / bytes, 2);
       const double row_bytes = static_cast<double>(bytes + 8);
-      const double stream_rows = CeilingRowsPerSecond(dram, seconds);
       std::vector<float> q, centroid;
       QueryAndCentroid(d, q, centroid);
-      auto report = [&](const char* pass, KernelPath path, Metric m, double cache_s, double dram_s) {
-        const double dram_rows = static_cast<double>(dram.n) / dram_s;
-        std::printf("| %zu | %s | %s | %s | %s | %.3g M | %.3g M | %.2f | %.3g M (%.1f) | %.2f |\n", d,
+      // The kernel over dram in interleaved rounds with the streaming read of it.
+      auto against_ceiling = [&](auto&& kernel) {
+        const double n = static_cast<double>(dram.n);
+        return PairedRounds(n, kernel, n, [&] { StreamAll(dram); }, seconds);
+      };
+      auto report = [&](const char* pass, KernelPath path, Metric m, double cache_s, const Paired& p) {
+        std::printf("| %zu | %s | %s | %s | %s | %.3g M | %.3g M | %.2f | %.3g M (%.1f) | %.2f (%.2f–%.2f) |\n", d,
                     std::string(EncodingName(e)).c_str(), std::string(MetricName(m)).c_str(), pass,
                     std::string(KernelPathName(path)).c_str(), static_cast<double>(kGroup) / cache_s / 1e6,
-                    dram_rows / 1e6, dram_rows * row_bytes / 1e9, stream_rows / 1e6, stream_rows * row_bytes / 1e9,
-                    dram_rows / stream_rows);
+                    p.kernel_rows / 1e6, p.kernel_rows * row_bytes / 1e9, p.ceiling_rows / 1e6,
+                    p.ceiling_rows * row_bytes / 1e9, p.ratio, p.ratio_lo, p.ratio_hi);
         std::fflush(stdout);
       };
       for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
@@ -302,8 +348,7 @@ int main(int argc, char** argv) {
             all_identical = false;
           }
           const double cache_s = SecondsPerCall([&] { ScoreAll(path, *ctx, cache, kGroup, out); }, seconds);
-          const double dram_s = SecondsPerCall([&] { ScoreAll(path, *ctx, dram, kGroup, out); }, seconds);
-          report("score", path, m, cache_s, dram_s);
+          report("score", path, m, cache_s, against_ceiling([&] { ScoreAll(path, *ctx, dram, kGroup, out); }));
         }
         if (e != Encoding::kLvq8) continue;  // postings of LVQ4 are not screened
         screen::ScreenContext sctx;
@@ -320,8 +365,8 @@ int main(int argc, char** argv) {
             all_identical = false;
           }
           const double cache_s = SecondsPerCall([&] { ScreenAll(path, sctx, cache, kGroup, lower, upper); }, seconds);
-          const double dram_s = SecondsPerCall([&] { ScreenAll(path, sctx, dram, kGroup, lower, upper); }, seconds);
-          report("screen", path, m, cache_s, dram_s);
+          report("screen", path, m, cache_s,
+                 against_ceiling([&] { ScreenAll(path, sctx, dram, kGroup, lower, upper); }));
         }
       }
     }
@@ -344,7 +389,7 @@ int main(int argc, char** argv) {
     std::vector<float> q, centroid;
     QueryAndCentroid(d, q, centroid);
     {
-      const double stream_rows = CeilingRowsPerSecond(dram, seconds), row_bytes = static_cast<double>(bytes + 8);
+      const double row_bytes = static_cast<double>(bytes + 8), n = static_cast<double>(dram.n);
       for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
         auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
         if (!ctx.ok()) return 1;
@@ -352,7 +397,8 @@ int main(int argc, char** argv) {
         screen::PrepareScreen(*ctx, sctx, screen::PostingsScreenWeights(m, d));
         for (const char* pass : {"score", "screen"}) {
           const bool screening = std::string_view(pass) == "screen";
-          const double s = SecondsPerCall(
+          const Paired p = PairedRounds(
+              n,
               [&] {
                 if (screening) {
                   ScreenAll(dispatched, sctx, dram, kGroup, lower, upper);
@@ -360,34 +406,32 @@ int main(int argc, char** argv) {
                   ScoreAll(dispatched, *ctx, dram, kGroup, out);
                 }
               },
-              seconds);
-          const double rows = static_cast<double>(dram.n) / s;
-          streamed.push_back(line("| %zu | %s | %s | %.3g M | %.2f | %.3g M (%.1f) | %.2f |", d,
-                                  std::string(MetricName(m)).c_str(), pass, rows / 1e6, rows * row_bytes / 1e9,
-                                  stream_rows / 1e6, stream_rows * row_bytes / 1e9, rows / stream_rows));
+              n, [&] { StreamAll(dram); }, seconds);
+          streamed.push_back(line("| %zu | %s | %s | %.3g M | %.2f | %.3g M (%.1f) | %.2f (%.2f–%.2f) |", d,
+                                  std::string(MetricName(m)).c_str(), pass, p.kernel_rows / 1e6,
+                                  p.kernel_rows * row_bytes / 1e9, p.ceiling_rows / 1e6,
+                                  p.ceiling_rows * row_bytes / 1e9, p.ratio, p.ratio_lo, p.ratio_hi));
         }
       }
     }
     for (size_t group : {size_t{64}, size_t{256}}) {
       if (lower.size() < group) lower.resize(group), upper.resize(group);
       Scattered at(dram, group, 5);
-      const double stream_s = SecondsPerCall(
-          [&] {
-            at.Visit([&](size_t start) {
-              g_sink_u = g_sink_u + StreamSum(dram.codes.data() + start * bytes, group * bytes) +
-                         StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data() + start), group * 4) +
-                         StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data() + start), group * 4);
-            });
-          },
-          seconds);
+      auto stream = [&] {
+        at.Visit([&](size_t start) {
+          g_sink_u = g_sink_u + StreamSum(dram.codes.data() + start * bytes, group * bytes) +
+                     StreamSum(reinterpret_cast<const uint8_t*>(dram.offsets.data() + start), group * 4) +
+                     StreamSum(reinterpret_cast<const uint8_t*>(dram.scales.data() + start), group * 4);
+        });
+      };
       const double rows = static_cast<double>(Scattered::kPerCall * group);
-      const double stream_rows = rows / stream_s;
       for (Metric m : {Metric::kL2Squared, Metric::kCosine}) {
         auto ctx = PrepareList(m, Encoding::kLvq8, q, centroid);
         if (!ctx.ok()) return 1;
         screen::ScreenContext sctx;
         screen::PrepareScreen(*ctx, sctx, screen::PostingsScreenWeights(m, d));
-        const double screen_s = SecondsPerCall(
+        const Paired p = PairedRounds(
+            rows,
             [&] {
               at.Visit([&](size_t start) {
                 const RowBlock block{group, dram.offsets.data() + start, dram.scales.data() + start,
@@ -396,11 +440,10 @@ int main(int argc, char** argv) {
                 g_sink_f = g_sink_f + lower[0];
               });
             },
-            seconds);
-        const double screen_rows = rows / screen_s;
-        probed.push_back(line("| %zu | %s | %zu | %.3g M | %.3g M (%.1f) | %.2f |", d, std::string(MetricName(m)).c_str(),
-                              group, screen_rows / 1e6, stream_rows / 1e6,
-                              stream_rows * static_cast<double>(bytes + 8) / 1e9, screen_rows / stream_rows));
+            rows, stream, seconds);
+        probed.push_back(line("| %zu | %s | %zu | %.3g M | %.3g M (%.1f) | %.2f (%.2f–%.2f) |", d,
+                              std::string(MetricName(m)).c_str(), group, p.kernel_rows / 1e6, p.ceiling_rows / 1e6,
+                              p.ceiling_rows * static_cast<double>(bytes + 8) / 1e9, p.ratio, p.ratio_lo, p.ratio_hi));
       }
     }
   }
@@ -408,7 +451,7 @@ int main(int argc, char** argv) {
               "the same memory\n\n",
               std::string(KernelPathName(dispatched)).c_str());
   std::printf("| d | metric | pass | DRAM (256 MB), rows/s | DRAM GB/s | streaming-read ceiling, rows/s (GB/s) | DRAM ÷ "
-              "ceiling |\n");
+              "ceiling (range) |\n");
   std::printf("|---:|---|---|---:|---:|---:|---:|\n");
   for (const std::string& row : streamed) std::printf("%s\n", row.c_str());
   // Probed lists: the dispatched screen over row groups at random places
@@ -417,7 +460,7 @@ int main(int argc, char** argv) {
   std::printf("\nProbed lists: %zu row groups of G rows at random places in 256 MB on 2 MiB pages a call, the "
               "dispatched LVQ8 screen against a streaming read of the same rows (codes, offsets, scales)\n\n",
               Scattered::kPerCall);
-  std::printf("| d | metric | G rows | screen, rows/s | streaming-read ceiling, rows/s (GB/s) | screen ÷ ceiling |\n");
+  std::printf("| d | metric | G rows | screen, rows/s | streaming-read ceiling, rows/s (GB/s) | screen ÷ ceiling (range) |\n");
   std::printf("|---:|---|---:|---:|---:|---:|\n");
   for (const std::string& row : probed) std::printf("%s\n", row.c_str());
   std::printf("\nall paths bit-identical: %s\nload average at end: %s\n", all_identical ? "yes" : "NO",

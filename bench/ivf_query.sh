@@ -538,7 +538,10 @@ has), with a 4096-row group in cache (scored repeatedly) and streamed from DRAM 
 groups), against the rate of a plain streaming read (sum of 64-bit words) of the same bytes (codes + 8 bytes of
 offset and scale per row): the memory-bandwidth ceiling on this machine. Pass \`score\` is the exact kernels
 (ScoreRows); \`screen\` (LVQ8) the integer bounds a query computes for every probed row before it scores the
-few that can enter its top-k; the last column is the DRAM rate over the ceiling.
+few that can enter its top-k; the last column is the DRAM rate over the ceiling: the median of 5 rounds that
+each measure the kernel and the ceiling in turn (which goes first alternates), with the rounds' range, so that
+the bandwidth other jobs on the host take moves both sides of a ratio alike (the rates shown are the rounds'
+medians; the in-cache rate is the best of 3).
 
 EOF
     sed '/^Streaming from 2 MiB pages/,$d' "$kernels_md" | grep '^|'
@@ -556,7 +559,7 @@ EOF
 **Probed lists**: what a one-at-a-time query meets instead of one long stream. A call visits 64 row groups of G
 rows at random places in the 256 MB on 2 MiB pages (each read once; the hardware prefetcher starts again at
 every list), with the dispatched screen and with a plain streaming read of the same rows' codes, offsets and
-scales. That read's rate is an \`index eval\` query's memory ceiling: its postings rows over it are the least
+scales (the screen and the read in 5 alternating rounds, as above). That read's rate is an \`index eval\` query's memory ceiling: its postings rows over it are the least
 time its lists take to arrive.
 
 EOF
