@@ -176,7 +176,8 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   eval->add_option("--batch", a->batch, "Queries per query run: 1 = one at a time (default), 0 = all at once");
-  eval->add_option("--warmup", a->warmup, "Untimed queries before each timed pass (default 100)");
+  eval->add_option("--warmup", a->warmup,
+                   "Untimed queries before each timed pass, and as many at the widest --nprobe before the first (default 100)");
   eval->add_option("--resident-max-bytes", a->resident_max_bytes,
                    "Hold a local publication's objects in memory (on 2 MiB pages) once first read, up to this many "
                    "bytes (default: half of this machine's memory; 0: read them in place from the files)")

@@ -172,6 +172,27 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
   }
   EXPECT_EQ(objects.heads, 0);
 
+  // A pass reads what it reads wherever it comes in the sweep: a reader's
+  // first reads of the publication (here the postings footers, fetched once
+  // per file) fall in the warm-up at the widest nprobe, not in the first
+  // timed pass. (Two warm-up queries at nprobe 1 reach fewer files than the
+  // timed pass's twenty.)
+  ASSERT_GE(built->manifest.postings.size(), 3u);
+  {
+    EvalOptions narrow_first, wide_first;
+    narrow_first.nprobes = {1, 32};
+    wide_first.nprobes = {32, 1};
+    narrow_first.warmup = wide_first.warmup = 2;
+    PublicationReader fresh(built->manifest), other(built->manifest);
+    auto a = EvaluateRecall(fresh, objects, queries, truth, narrow_first);
+    auto b = EvaluateRecall(other, objects, queries, truth, wide_first);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_EQ((*a)[0].requests_per_query, (*b)[1].requests_per_query);
+    EXPECT_EQ((*a)[0].bytes_per_query, (*b)[1].bytes_per_query);
+    EXPECT_EQ((*a)[1].requests_per_query, (*b)[0].requests_per_query);
+  }
+
   // List recall at nprobe 1, counted independently: with k as large as the
   // publication, a query returns every row of the one list it probes.
   QueryOptions whole_list;

@@ -67,7 +67,9 @@ struct EvalOptions {
   uint32_t k = 10;
   std::vector<uint32_t> nprobes = {1, 2, 4, 8, 16, 32, 64};
   size_t batch = 1;    // queries per QueryRun: 1 = one at a time, 0 = all at once
-  size_t warmup = 100;  // untimed queries before each timed pass (page cache, footers)
+  // Untimed queries before each timed pass (page cache, footers), and as
+  // many at the widest nprobe before the first (a reader's first reads).
+  size_t warmup = 100;
   bool screen = true;   // QueryOptions::screen
   // Set from another thread (the CLI's signal watcher): checked before every
   // query run, warm-up and timed (one atomic load, negligible next to a
@@ -105,7 +107,8 @@ struct EvalPoint {
   double centroids_scored_per_query = 0;
 };
 
-// For each nprobe: a warm-up, then every query through `reader` (whose
+// A warm-up at the widest nprobe (EvalOptions::warmup), then for each
+// nprobe: a warm-up, then every query through `reader` (whose
 // centroid and footer caches persist across passes, as in a long-lived
 // reader), timed on one thread, fetching through `store` (the local store:
 // views of cached mappings, as a long-lived native reader sees them). The
