@@ -308,10 +308,10 @@ double ListRecallAtK(std::span<const uint32_t> probed, std::span<const int64_t> 
   return static_cast<double>(in_probed) / static_cast<double>(k);
 }
 
-Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
-                                              const std::vector<std::vector<float>>& queries,
-                                              const GroundTruth& truth, const EvalOptions& options) {
-  const Manifest& m = reader.manifest();
+namespace {
+
+Status CheckEvalInputs(const Manifest& m, const std::vector<std::vector<float>>& queries, const GroundTruth& truth,
+                       const EvalOptions& options) {
   if (m.index.source_key[0].type.kind != ColumnType::Kind::kLong) {
     return InvalidArgument("eval needs a long key (the ground truth holds row ids); this publication's key '" +
                            m.index.source_key[0].name + "' is not long");
@@ -325,27 +325,117 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
     return InvalidArgument("the ground truth has " + std::to_string(truth.k) + " ids per query; k is " +
                            std::to_string(options.k));
   }
-  const size_t n = queries.size();
-  const size_t batch = options.batch == 0 ? n : options.batch;
-  auto cancelled = [&options] { return options.cancel != nullptr && options.cancel->cancelled(); };
-  if (cancelled()) return Cancelled("the evaluation was cancelled");
-  VIGILO_ASSIGN_OR_RETURN(auto list_of, ReadListOfEveryKey(m, store));
-  auto options_at = [&options](uint32_t nprobe) {
-    QueryOptions qo;
-    qo.k = options.k;
-    qo.nprobe = nprobe;
-    qo.screen = options.screen;
-    return qo;
-  };
-  auto warm_up = [&](const QueryOptions& qo) -> Status {
-    for (size_t i = 0; i < std::min(options.warmup, n); i += batch) {
-      if (cancelled()) return Cancelled("the evaluation was cancelled");
-      std::vector<std::vector<float>> part(queries.begin() + static_cast<std::ptrdiff_t>(i),
-                                           queries.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + batch)));
-      VIGILO_RETURN_IF_ERROR(RunQuery(reader, store, std::move(part), qo).status());
+  return Status::Ok();
+}
+
+// The passes of a sweep: its warm-ups and timed passes, every query run
+// through one reader, `batch` queries a run.
+class Passes {
+ public:
+  Passes(PublicationReader& reader, store::ObjectStore& store, const std::vector<std::vector<float>>& queries,
+         const EvalOptions& options)
+      : reader_(reader),
+        store_(store),
+        queries_(queries),
+        options_(options),
+        batch_(options.batch == 0 ? queries.size() : options.batch) {}
+
+  size_t batch() const { return batch_; }
+  Status CancelledIfAsked() const {
+    return options_.cancel != nullptr && options_.cancel->cancelled() ? Cancelled("the evaluation was cancelled")
+                                                                      : Status::Ok();
+  }
+
+  // options_.warmup untimed queries at nprobe.
+  Status WarmUp(uint32_t nprobe) {
+    for (auto& part : Runs(std::min(options_.warmup, queries_.size()))) {
+      VIGILO_RETURN_IF_ERROR(CancelledIfAsked());
+      VIGILO_RETURN_IF_ERROR(RunQuery(reader_, store_, std::move(part), At(nprobe)).status());
     }
     return Status::Ok();
-  };
+  }
+
+  // Every query at nprobe, timed (p's seconds, cpu_seconds and qps).
+  Result<std::vector<QueryResult>> Timed(uint32_t nprobe, EvalPoint& p) {
+    // The copies are made before the clock starts: the timed pass is the query core and its reads.
+    std::vector<std::vector<std::vector<float>>> runs = Runs(queries_.size());
+    const QueryOptions qo = At(nprobe);
+    std::vector<QueryResult> results;
+    results.reserve(runs.size());
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ThreadCpuSeconds();
+    for (auto& part : runs) {
+      VIGILO_RETURN_IF_ERROR(CancelledIfAsked());
+      VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader_, store_, std::move(part), qo));
+      results.push_back(std::move(r));
+    }
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    p.cpu_seconds = ThreadCpuSeconds() - cpu_start;
+    p.qps = p.seconds > 0 ? static_cast<double>(queries_.size()) / p.seconds : 0;
+    return results;
+  }
+
+ private:
+  QueryOptions At(uint32_t nprobe) const {
+    QueryOptions qo;
+    qo.k = options_.k;
+    qo.nprobe = nprobe;
+    qo.screen = options_.screen;
+    return qo;
+  }
+  // The first `count` queries in runs of batch_ (the last one shorter), copied.
+  std::vector<std::vector<std::vector<float>>> Runs(size_t count) const {
+    std::vector<std::vector<std::vector<float>>> runs;
+    for (size_t i = 0; i < count; i += batch_) {
+      runs.emplace_back(queries_.begin() + static_cast<std::ptrdiff_t>(i),
+                        queries_.begin() + static_cast<std::ptrdiff_t>(std::min(count, i + batch_)));
+    }
+    return runs;
+  }
+
+  PublicationReader& reader_;
+  store::ObjectStore& store_;
+  const std::vector<std::vector<float>>& queries_;
+  const EvalOptions& options_;
+  const size_t batch_;
+};
+
+// A timed pass's means per query, into p.
+void Summarize(const std::vector<QueryResult>& results, size_t batch, size_t n, size_t nlist, const GroundTruth& truth,
+               uint32_t k, const std::unordered_map<int64_t, uint32_t>& list_of, EvalPoint& p) {
+  double recall = 0, list_recall = 0, bytes = 0, requests = 0, rows = 0, rows_scored = 0, centroids_scored = 0;
+  for (size_t b = 0; b < results.size(); ++b) {
+    const QueryResult& r = results[b];
+    for (size_t q = 0; q < r.probes.size(); ++q) list_recall += ListRecallAtK(r.probes[q], truth.Row(b * batch + q), k, list_of);
+    bytes += static_cast<double>(r.bytes_fetched);
+    requests += static_cast<double>(r.requests);
+    rows += static_cast<double>(r.rows_probed);
+    rows_scored += static_cast<double>(r.rows_probed - r.rows_screened_out);
+    centroids_scored += static_cast<double>(r.probes.size() * nlist - r.centroids_screened_out);
+    std::vector<std::vector<int64_t>> found(std::min(batch, n - b * batch));
+    for (size_t i = 0; i < r.hits.size(); ++i) found[r.hits[i].query].push_back(r.keys.integers[i]);
+    for (size_t q = 0; q < found.size(); ++q) recall += RecallAtK(found[q], truth.Row(b * batch + q), k);
+  }
+  const double queries = static_cast<double>(n);
+  p.recall = recall / queries;
+  p.list_recall = list_recall / queries;
+  p.bytes_per_query = bytes / queries;
+  p.requests_per_query = requests / queries;
+  p.rows_per_query = rows / queries;
+  p.rows_scored_per_query = rows_scored / queries;
+  p.centroids_scored_per_query = centroids_scored / queries;
+}
+
+}  // namespace
+
+Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::ObjectStore& store,
+                                              const std::vector<std::vector<float>>& queries,
+                                              const GroundTruth& truth, const EvalOptions& options) {
+  const Manifest& m = reader.manifest();
+  VIGILO_RETURN_IF_ERROR(CheckEvalInputs(m, queries, truth, options));
+  Passes passes(reader, store, queries, options);
+  VIGILO_RETURN_IF_ERROR(passes.CancelledIfAsked());
+  VIGILO_ASSIGN_OR_RETURN(auto list_of, ReadListOfEveryKey(m, store));
   // A reader's first reads of a publication — the postings footers it
   // indexes, the objects a resident store takes into memory, file pages —
   // belong to no pass. The warm-up at the sweep's widest nprobe, before the
@@ -354,58 +444,17 @@ Result<std::vector<EvalPoint>> EvaluateRecall(PublicationReader& reader, store::
   // resident, a sweep 1, 2, 64, 1, 2 ran nprobe 1 at 9,381 QPS first and
   // 51,399 later; with this warm-up 36,359 and 37,922.)
   if (!options.nprobes.empty()) {
-    VIGILO_RETURN_IF_ERROR(warm_up(options_at(*std::max_element(options.nprobes.begin(), options.nprobes.end()))));
+    VIGILO_RETURN_IF_ERROR(passes.WarmUp(*std::max_element(options.nprobes.begin(), options.nprobes.end())));
   }
   std::vector<EvalPoint> points;
   for (uint32_t nprobe : options.nprobes) {
-    const QueryOptions qo = options_at(nprobe);
-    VIGILO_RETURN_IF_ERROR(warm_up(qo));
-    // Copies of the queries are made before the clock starts; the timed pass is the query core and its reads.
-    std::vector<std::vector<std::vector<float>>> parts;
-    for (size_t i = 0; i < n; i += batch) {
-      parts.emplace_back(queries.begin() + static_cast<std::ptrdiff_t>(i),
-                         queries.begin() + static_cast<std::ptrdiff_t>(std::min(n, i + batch)));
-    }
-    std::vector<QueryResult> results;
-    results.reserve(parts.size());
-    auto start = std::chrono::steady_clock::now();
-    const double cpu_start = ThreadCpuSeconds();
-    for (auto& part : parts) {
-      if (cancelled()) return Cancelled("the evaluation was cancelled");
-      VIGILO_ASSIGN_OR_RETURN(QueryResult r, RunQuery(reader, store, std::move(part), qo));
-      results.push_back(std::move(r));
-    }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu_seconds = ThreadCpuSeconds() - cpu_start;
+    VIGILO_RETURN_IF_ERROR(passes.WarmUp(nprobe));
     EvalPoint p;
     p.nprobe = nprobe;
     p.batch = options.batch;
-    p.queries = n;
-    p.seconds = seconds;
-    p.cpu_seconds = cpu_seconds;
-    p.qps = seconds > 0 ? static_cast<double>(n) / seconds : 0;
-    double recall = 0, list_recall = 0, bytes = 0, requests = 0, rows = 0, rows_scored = 0, centroids_scored = 0;
-    for (size_t b = 0; b < results.size(); ++b) {
-      const QueryResult& r = results[b];
-      for (size_t q = 0; q < r.probes.size(); ++q) {
-        list_recall += ListRecallAtK(r.probes[q], truth.Row(b * batch + q), options.k, list_of);
-      }
-      bytes += static_cast<double>(r.bytes_fetched);
-      requests += static_cast<double>(r.requests);
-      rows += static_cast<double>(r.rows_probed);
-      rows_scored += static_cast<double>(r.rows_probed - r.rows_screened_out);
-      centroids_scored += static_cast<double>(r.probes.size() * reader.manifest().index.nlist - r.centroids_screened_out);
-      std::vector<std::vector<int64_t>> found(std::min(batch, n - b * batch));
-      for (size_t i = 0; i < r.hits.size(); ++i) found[r.hits[i].query].push_back(r.keys.integers[i]);
-      for (size_t q = 0; q < found.size(); ++q) recall += RecallAtK(found[q], truth.Row(b * batch + q), options.k);
-    }
-    p.recall = recall / static_cast<double>(n);
-    p.list_recall = list_recall / static_cast<double>(n);
-    p.bytes_per_query = bytes / static_cast<double>(n);
-    p.requests_per_query = requests / static_cast<double>(n);
-    p.rows_per_query = rows / static_cast<double>(n);
-    p.rows_scored_per_query = rows_scored / static_cast<double>(n);
-    p.centroids_scored_per_query = centroids_scored / static_cast<double>(n);
+    p.queries = queries.size();
+    VIGILO_ASSIGN_OR_RETURN(const std::vector<QueryResult> results, passes.Timed(nprobe, p));
+    Summarize(results, passes.batch(), queries.size(), m.index.nlist, truth, options.k, list_of, p);
     points.push_back(p);
   }
   return points;
