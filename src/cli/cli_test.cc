@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -635,10 +636,11 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
             (std::vector<std::string>{"nprobe", "recall", "list_recall", "qps", "bytes_per_query", "requests_per_query"}));
   EXPECT_EQ(TableRow(eval_text.out, 2).at(0), "10");
   EXPECT_EQ(TableRow(eval_text.out, 2).at(1), "1.0");
-  // Objects read in place (0) or held in memory (the default, and a budget
-  // too small for any file): the same measurements but for time.
-  auto without_time = [](std::string text) {
-    for (const char* field : {"\"seconds\":", "\"cpu_seconds\":", "\"qps\":"}) {
+  // Objects read in place (0, and a budget too small for any file) or held
+  // in memory (the default): the same measurements but for time, and but
+  // for what is fetched: held postings are read in place, with no request.
+  auto without = [](std::string text, std::vector<const char*> fields) {
+    for (const char* field : fields) {
       for (size_t at = text.find(field); at != std::string::npos; at = text.find(field, at + 1)) {
         const size_t end = text.find_first_of(",}", at);
         text.erase(at, end - at);
@@ -646,12 +648,24 @@ TEST(CliTest, IndexQueryColumnsAndEval) {
     }
     return text;
   };
+  const std::vector<const char*> time = {"\"seconds\":", "\"cpu_seconds\":", "\"qps\":"};
+  const std::vector<const char*> fetched = {"\"seconds\":", "\"cpu_seconds\":", "\"qps\":", "\"bytes_per_query\":",
+                                            "\"requests_per_query\":"};
+  std::map<std::string, std::string> by_budget;
   for (const char* resident : {" --resident-max-bytes 0", " --resident-max-bytes 100", " --resident-max-bytes 1GiB"}) {
     CliRun held = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
                          " --k 2 --nprobe 1,10 --warmup 0 --json" + resident);
     ASSERT_EQ(held.exit_code, 0) << held.err;
-    EXPECT_EQ(without_time(held.out), without_time(eval.out)) << resident;
+    EXPECT_EQ(without(held.out, fetched), without(eval.out, fetched)) << resident;
+    by_budget[resident] = held.out;
   }
+  EXPECT_EQ(without(by_budget[" --resident-max-bytes 100"], time), without(by_budget[" --resident-max-bytes 0"], time));
+  EXPECT_EQ(without(by_budget[" --resident-max-bytes 1GiB"], time), without(eval.out, time));
+  // At nprobe 1 (the first pass: the centroids and footers are read there),
+  // in place 5 requests for the 2 queries, held the same but their row groups.
+  EXPECT_NE(by_budget[" --resident-max-bytes 0"].find("\"requests_per_query\":2.5,"), std::string::npos)
+      << by_budget[" --resident-max-bytes 0"];
+  EXPECT_NE(eval.out.find("\"requests_per_query\":1.5,"), std::string::npos) << eval.out;
   CliRun bad_resident = Vigilo("index eval " + manifest + " --queries " + queries + " --ground-truth " + gt_path +
                                " --resident-max-bytes lots");
   EXPECT_NE(bad_resident.exit_code, 0);

@@ -108,6 +108,7 @@ Status Eval(const EvalArgs& a, const store::CancelToken& cancel) {
   o.batch = a.batch;
   o.warmup = a.warmup;
   o.screen = !a.no_screen;
+  o.hold_postings_max_bytes = opened.publication->resident_max_bytes();
   o.cancel = &cancel;
   VIGILO_ASSIGN_OR_RETURN(auto points, ivf::EvaluateRecall(reader, opened.publication->store(), queries, truth, o));
   // JSON: every measurement at full precision. Text: the columns a reader

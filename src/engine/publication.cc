@@ -134,6 +134,7 @@ struct Publication::State {
   ivf::Manifest read_manifest;
   uint64_t manifest_bytes = 0;
   store::Bytes manifest_text;  // exactly as read
+  uint64_t resident_max_bytes = 0;  // the store's bound when it is a ResidentStore, else 0
   std::mutex mu;
   std::vector<std::unique_ptr<ivf::PublicationReader>> idle;  // guarded by mu
 };
@@ -178,6 +179,7 @@ const ivf::Manifest& Publication::manifest() const { return state_->manifest; }
 uint64_t Publication::manifest_bytes() const { return state_->manifest_bytes; }
 std::string_view Publication::manifest_text() const { return state_->manifest_text.view(); }
 store::ObjectStore& Publication::store() { return *state_->store; }
+uint64_t Publication::resident_max_bytes() const { return state_->resident_max_bytes; }
 ivf::FetchStats Publication::manifest_fetch() const {
   return ivf::FetchStats{.requests = 1, .round_trips = 1, .bytes = state_->manifest_bytes, .cache_hits = 0};
 }
@@ -203,11 +205,13 @@ Result<std::unique_ptr<Publication>> Publication::Open(Context& context, std::st
   if (options.use_cache && where.remote) {
     VIGILO_RETURN_IF_ERROR(UseCacheDirectory(context, where.cache_base, *manifest, where.store));
   }
-  if (options.resident_max_bytes > 0 && !where.remote) {
+  const bool resident = options.resident_max_bytes > 0 && !where.remote;
+  if (resident) {
     where.store = std::make_unique<store::ResidentStore>(std::move(where.store),
                                                          store::ResidentStoreOptions{.max_bytes = options.resident_max_bytes});
   }
   auto state = std::make_unique<State>();
+  state->resident_max_bytes = resident ? options.resident_max_bytes : 0;
   state->store = std::move(where.store);
   state->manifest = std::move(*manifest);
   state->read_manifest = state->manifest;

@@ -193,6 +193,28 @@ TEST_F(EvalTest, EvaluatesAPublicationPerNprobe) {
     EXPECT_EQ((*a)[1].requests_per_query, (*b)[0].requests_per_query);
   }
 
+  // Held postings (EvalOptions::hold_postings_max_bytes): the same recall
+  // and rows, every pass reading the row groups in place with no request.
+  {
+    EvalOptions fetching, holding;
+    fetching.nprobes = holding.nprobes = {1, 32};
+    fetching.warmup = holding.warmup = 2;
+    holding.hold_postings_max_bytes = UINT64_MAX;
+    PublicationReader fetcher(built->manifest), holder(built->manifest);
+    auto a = EvaluateRecall(fetcher, objects, queries, truth, fetching);
+    auto b = EvaluateRecall(holder, objects, queries, truth, holding);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    for (const PostingsFile& f : built->manifest.postings) EXPECT_TRUE(holder.HoldsPostings(f.object.path));
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ((*a)[i].recall, (*b)[i].recall) << i;
+      EXPECT_EQ((*a)[i].rows_per_query, (*b)[i].rows_per_query) << i;
+      EXPECT_GT((*a)[i].requests_per_query, 0) << i;
+      EXPECT_EQ((*b)[i].requests_per_query, 0) << i;
+      EXPECT_GT((*b)[i].bytes_per_query, 0) << i;  // the row groups' spans, read in place
+    }
+  }
+
   // List recall at nprobe 1, counted independently: with k as large as the
   // publication, a query returns every row of the one list it probes.
   QueryOptions whole_list;

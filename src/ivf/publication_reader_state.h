@@ -102,6 +102,10 @@ struct PublicationReader::State {
   // Per postings file: its key, offset, scale and code leaves.
   std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns;
   std::map<size_t, parquet::Footer> source_footers;  // by source file index
+  // Per postings file index: the file whole when the host holds it
+  // (PublicationReader::HoldPostings), else empty; and what keeps it alive.
+  std::vector<std::span<const uint8_t>> held;
+  std::vector<std::shared_ptr<const void>> held_owners;
   // Working buffers of a query's ranking and scoring, kept for the next
   // query (the contexts hold vectors of their own). Used only within one
   // Advance or Score call, so runs interleaved on one reader never share them.

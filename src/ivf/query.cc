@@ -217,6 +217,8 @@ Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const
 }
 
 PublicationReader::State::State(Manifest m) : manifest(std::move(m)) {
+  held.resize(manifest.postings.size());
+  held_owners.resize(manifest.postings.size());
   objects.emplace(manifest.hierarchy.centroids.path, manifest.hierarchy.centroids);
   for (const PostingsFile& f : manifest.postings) objects.emplace(f.object.path, f.object);
   if (manifest.source) {
@@ -237,6 +239,31 @@ PublicationReader::Scratch& PublicationReader::scratch() {
   return *state_->scratch;
 }
 bool PublicationReader::has_centroids() const { return !state_->centroids.empty(); }
+
+Status PublicationReader::HoldPostings(std::string_view path, std::shared_ptr<const void> owner,
+                                       std::span<const uint8_t> bytes) {
+  const std::vector<PostingsFile>& files = state_->manifest.postings;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].object.path != path) continue;
+    if (bytes.size() != files[i].object.size) {
+      return InvalidArgument("cannot hold " + std::to_string(bytes.size()) + " bytes: the manifest's object has " +
+                             std::to_string(files[i].object.size))
+          .WithPath(std::string(path));
+    }
+    state_->held[i] = bytes;
+    state_->held_owners[i] = std::move(owner);
+    return Status::Ok();
+  }
+  return InvalidArgument("only a postings file of the manifest can be held").WithPath(std::string(path));
+}
+
+bool PublicationReader::HoldsPostings(std::string_view path) const {
+  const std::vector<PostingsFile>& files = state_->manifest.postings;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].object.path == path) return !state_->held[i].empty();
+  }
+  return false;
+}
 
 std::optional<uint64_t> PublicationReader::ObjectSize(std::string_view path) const {
   auto it = state_->objects.find(path);
@@ -428,8 +455,21 @@ Status QueryRun::PlanChunks() {
   RangePlanner planner(options_.ranges);
   constexpr uint64_t kNoRun = UINT64_MAX;
   uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
+  const std::vector<std::span<const uint8_t>>& held = reader_.state().held;
   for (size_t s = 0; s < selected.size(); ++s) {
     const PublicationReader::State::PlannedGroup& group = selected[s];
+    for (size_t line = 0; line < sizeof(PostingsGroup); line += 64) {
+      // Scoring reads the record (its chunks, the positions recorded in
+      // them) first thing: asked for now, while the fetch and the lists'
+      // contexts take their time, the misses overlap rather than meet one
+      // group at a time.
+      __builtin_prefetch(reinterpret_cast<const char*>(group.record) + line);
+    }
+    if (!held[group.file].empty()) {  // (a file is held whole or not at all, so no run spans both)
+      slices_.push_back(ChunkSlice{group.file, group.group, group.cid, group.first_row, kHeld, group.record});
+      result_.bytes_held += group.end - group.begin;
+      continue;
+    }
     uint64_t begin = group.begin;
     // A run of adjacent selected row groups is one request: the bytes
     // between them (the next group's cid chunk, 4 bytes a row) are fetched
@@ -439,21 +479,23 @@ Status QueryRun::PlanChunks() {
     run_end = group.end;
     const size_t request = planner.Add(m.postings[group.file].object.path, begin, group.end - begin);
     slices_.push_back(ChunkSlice{group.file, group.group, group.cid, group.first_row, request, group.record});
-    // Scoring reads the record (its chunks, the positions recorded in
-    // them) first thing: asked for now, while the fetch and the lists'
-    // contexts take their time, the misses overlap rather than meet one
-    // group at a time.
-    for (size_t line = 0; line < sizeof(PostingsGroup); line += 64) {
-      __builtin_prefetch(reinterpret_cast<const char*>(group.record) + line);
-    }
   }
   // Fewer, larger requests where the round's cost model says a wave is
   // worth the gap bytes; each merged request covers its parts' slices.
   const std::vector<size_t> into = planner.Coalesce();
-  for (ChunkSlice& slice : slices_) slice.request = into[slice.request];
+  for (ChunkSlice& slice : slices_) {
+    if (slice.request != kHeld) slice.request = into[slice.request];
+  }
   requests_ = planner.Take();
   stage_ = Stage::kChunks;
-  if (requests_.empty()) stage_ = Stage::kDone;  // nothing probed holds postings
+  if (!requests_.empty()) return Status::Ok();
+  if (slices_.empty()) {  // nothing probed holds postings
+    stage_ = Stage::kDone;
+    return Status::Ok();
+  }
+  // Every probed row group lies in held files: scored now, with nothing to fetch.
+  VIGILO_RETURN_IF_ERROR(Score({}));
+  stage_ = Stage::kDone;
   return Status::Ok();
 }
 

@@ -1,5 +1,6 @@
 // The read core's drivers over the ObjectStore seam (query.h, source_lookup.h).
 #include <map>
+#include <memory>
 #include <string>
 
 #include "vigilo/hash/sha256.h"
@@ -83,6 +84,7 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   views.clear();
   std::vector<store::GetRequest> gets;
   gets.reserve(requests.size());
+  bool any_whole = false;
   for (const ObjectRange& r : requests) {
     std::optional<uint64_t> size = reader.ObjectSize(r.path);
     if (!size) return Internal("the query core asked for an object the manifest does not name").WithPath(r.path);
@@ -91,6 +93,7 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
     get.max_bytes = r.length;
     get.expected_size = *size;
     gets.push_back(store::GetRequest{r.path, get});
+    any_whole |= r.offset == 0 && r.length == *size;
   }
   // The batch's requests depend on nothing in it: one round trip, sent at
   // once where the store has latency (docs/format/http-reading.md). What a
@@ -104,9 +107,9 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   // core sees a byte of it: the centroids always (an object of the
   // manifest's size from another build is refused, not answered from), a
   // small file whose footer read covered it too.
-  for (size_t i = 0; i < requests.size(); ++i) {
+  for (size_t i = 0; any_whole && i < requests.size(); ++i) {
     const ObjectRange& r = requests[i];
-    if (r.offset != 0 || r.length != reader.ObjectSize(r.path)) continue;
+    if (r.offset != 0 || r.length != gets[i].options.expected_size) continue;
     VIGILO_RETURN_IF_ERROR(CheckWholeObject(r.path, answers[i].bytes->span(), reader.ObjectSha256(r.path)));
   }
   CountRound(answers, stats);
@@ -115,6 +118,25 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
     bytes.push_back(std::move(*a.bytes));
   }
   return Status::Ok();
+}
+
+Result<uint64_t> HoldPostings(PublicationReader& reader, store::ObjectStore& store, uint64_t max_bytes) {
+  uint64_t held = 0;
+  for (const PostingsFile& file : reader.manifest().postings) {
+    const ObjectDescriptor& object = file.object;
+    if (object.size > max_bytes - held) continue;  // (held ≤ max_bytes throughout)
+    if (!reader.HoldsPostings(object.path)) {
+      store::GetOptions whole;
+      whole.max_bytes = object.size;
+      whole.expected_size = object.size;
+      VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, store.Get(object.path, whole));
+      VIGILO_RETURN_IF_ERROR(CheckWholeObject(object.path, bytes.span(), object.sha256));
+      auto owner = std::make_shared<store::Bytes>(std::move(bytes));
+      VIGILO_RETURN_IF_ERROR(reader.HoldPostings(object.path, owner, owner->span()));
+    }
+    held += object.size;
+  }
+  return held;
 }
 
 Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& store,

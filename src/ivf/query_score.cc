@@ -214,21 +214,28 @@ void QueryScoring::OrderGroups() {
 // every 4 KiB page from its offsets to its codes' end read (TouchPages).
 void QueryScoring::Prefetch(size_t t, bool headers, bool values) {
   const QueryRun::ChunkSlice& slice = run_.slices_[b_.order[t]];
-  const size_t r = slice.request;
   const PostingsGroup& group = *slice.record;
-  const std::span<const uint8_t> bytes = responses_[r];
-  const uint64_t base = run_.requests_[r].offset;
+  const auto [bytes, base] = BytesOf(slice);
   for (size_t leaf = 1; leaf < 4; ++leaf) {
     const uint64_t at = group.chunks[leaf].offset - base;
     const uint64_t length = values && leaf < 3 ? group.chunks[leaf].length : headers ? 1 : 0;
     const uint64_t end = std::min<uint64_t>(at + length, bytes.size());
     for (uint64_t line = at; line < end; line += 64) __builtin_prefetch(bytes.data() + line);
   }
-  if (values) {  // (a hostile footer may order the chunks otherwise: then nothing is touched)
+  // (Held bytes are the host's memory, where a load ahead only costs: no
+  // page of theirs faults, and the resident store puts them on 2 MiB pages.)
+  if (values && slice.request != QueryRun::kHeld) {  // (a hostile footer may order the chunks otherwise: then nothing is touched)
     const uint64_t from = group.chunks[1].offset - base;
     const uint64_t to = std::min<uint64_t>(group.chunks[3].offset + group.chunks[3].length - base, bytes.size());
     if (from < to) TouchPages(bytes.subspan(static_cast<size_t>(from), static_cast<size_t>(to - from)));  // (to ≤ bytes.size())
   }
+}
+
+// The bytes a slice's row group lies in and the file offset they start
+// at: its request's response, or its file whole when held.
+std::pair<std::span<const uint8_t>, uint64_t> QueryScoring::BytesOf(const QueryRun::ChunkSlice& slice) const {
+  if (slice.request == QueryRun::kHeld) return {reader_.state().held[slice.file], 0};
+  return {responses_[slice.request], run_.requests_[slice.request].offset};
 }
 
 // One byte of every 4 KiB page of `bytes` read (and kept, so the reads
@@ -259,7 +266,7 @@ void QueryScoring::TouchPages(std::span<const uint8_t> bytes) {
 
 Status QueryScoring::ScoreGroup(size_t t) {
   const QueryRun::ChunkSlice& slice = run_.slices_[b_.order[t]];
-  const size_t r = slice.request;
+  const auto [bytes, base] = BytesOf(slice);
   const std::vector<Prober>& probers = ProbersOf(slice.cid);
   QueryResult& result = run_.result_;
   Group g;
@@ -268,7 +275,7 @@ Status QueryScoring::ScoreGroup(size_t t) {
   VIGILO_ASSIGN_OR_RETURN(
       const bool in_place,
       b_.columns->Read(PostingsGroupColumns::Source{slice.record, &reader_.state().postings_columns.at(slice.file),
-                                                 responses_[r], run_.requests_[r].offset, g.path, slice.row_group,
+                                                 bytes, base, g.path, slice.row_group,
                                                  slice.first_row}));
   ++(in_place ? result.row_groups_in_place : result.row_groups_decoded);
   g.n = b_.columns->rows();

@@ -113,6 +113,7 @@ class QueryScoring {
   void OrderGroups();
   void Prefetch(size_t t, bool headers, bool values);
   void TouchPages(std::span<const uint8_t> bytes);
+  std::pair<std::span<const uint8_t>, uint64_t> BytesOf(const QueryRun::ChunkSlice& slice) const;
   Status ScoreGroup(size_t t);
   void ComputeGroupSums(Group& g);
   void ScreenTogether(Group& g, const std::vector<Prober>& probers);

@@ -256,6 +256,117 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
   EXPECT_LT(again->bytes_fetched, postings_bytes / 4);  // 3 of 40 lists
 }
 
+// Held postings (PublicationReader::HoldPostings; docs/format/ivf-query.md,
+// "Held postings"): the probed row groups of a held file are read in place
+// from the held bytes, with no request for them, and the answers are bit for
+// bit those of a reader that fetches them; holding some files, a reader
+// fetches only the others' row groups.
+TEST_P(QueryTest, HeldPostingsAnswerAsFetchedOnes) {
+  std::vector<std::vector<float>> queries;
+  Xoshiro256 rng(43);
+  for (int q = 0; q < 4; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
+    queries.push_back(v);
+  }
+  QueryOptions options;
+  options.k = 10;
+  options.nprobe = 12;
+  auto same_hits = [](const QueryResult& a, const QueryResult& b) {
+    ASSERT_EQ(a.hits.size(), b.hits.size());
+    for (size_t i = 0; i < a.hits.size(); ++i) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(a.hits[i].distance), std::bit_cast<uint32_t>(b.hits[i].distance)) << i;
+      EXPECT_EQ(a.hits[i].file, b.hits[i].file) << i;
+      EXPECT_EQ(a.hits[i].row, b.hits[i].row) << i;
+      EXPECT_EQ(a.keys.integers[i], b.keys.integers[i]) << i;
+    }
+  };
+  PublicationReader fetching(manifest_);
+  auto fetched = RunQuery(fetching, *store_, queries, options);
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  EXPECT_EQ(fetched->bytes_held, 0u);
+
+  uint64_t all = 0;
+  for (const PostingsFile& f : manifest_.postings) all += f.object.size;
+  PublicationReader holding(manifest_);
+  auto held = HoldPostings(holding, *store_, all);
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(*held, all);
+  for (const PostingsFile& f : manifest_.postings) EXPECT_TRUE(holding.HoldsPostings(f.object.path));
+  RecordingStore objects(*store_);
+  auto cold = RunQuery(holding, objects, queries, options);
+  ASSERT_TRUE(cold.ok()) << cold.status().ToString();
+  same_hits(*fetched, *cold);
+  for (const PostingsFile& f : manifest_.postings) EXPECT_LE(objects.GetsOf(f.object.path), 1) << f.object.path;  // a footer
+  auto warm = RunQuery(holding, objects, queries, options);
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  same_hits(*fetched, *warm);
+  EXPECT_EQ(warm->requests, 0u);
+  EXPECT_EQ(warm->bytes_fetched, 0u);
+  EXPECT_GT(warm->bytes_held, 0u);
+  EXPECT_LE(warm->bytes_held, fetched->bytes_fetched);  // the groups' spans, without the footers and gaps
+  EXPECT_EQ(warm->rows_probed, fetched->rows_probed);
+
+  // Only the first file held (the bound leaves room for nothing else).
+  const std::string& first = manifest_.postings[0].object.path;
+  PublicationReader some(manifest_);
+  auto one = HoldPostings(some, *store_, manifest_.postings[0].object.size);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(*one, manifest_.postings[0].object.size);
+  EXPECT_TRUE(some.HoldsPostings(first));
+  for (size_t i = 1; i < manifest_.postings.size(); ++i) EXPECT_FALSE(some.HoldsPostings(manifest_.postings[i].object.path));
+  RecordingStore some_objects(*store_);
+  auto mixed = RunQuery(some, some_objects, queries, options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
+  auto mixed_warm = RunQuery(some, some_objects, queries, options);
+  ASSERT_TRUE(mixed_warm.ok()) << mixed_warm.status().ToString();
+  same_hits(*fetched, *mixed);
+  same_hits(*fetched, *mixed_warm);
+  EXPECT_LE(some_objects.GetsOf(first), 1);  // its footer, never its row groups
+  EXPECT_GT(mixed_warm->requests, 0u);
+}
+
+// Only a postings file of the manifest, whole, can be held; the host's
+// HoldPostings checks its digest first and keeps to its bound.
+TEST_P(QueryTest, HoldsOnlyWholeCheckedPostingsFiles) {
+  PublicationReader reader(manifest_);
+  const std::string& path = manifest_.postings[0].object.path;
+  const std::string original = *store_->Peek(path);
+  auto owner = std::make_shared<std::string>(original);
+  const std::span<const uint8_t> whole(reinterpret_cast<const uint8_t*>(owner->data()), owner->size());
+  Status s = reader.HoldPostings("centroids.parquet", owner, whole);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(s.message(), "only a postings file of the manifest can be held");
+  EXPECT_EQ(s.path(), "centroids.parquet");
+  s = reader.HoldPostings(path, owner, whole.first(whole.size() - 1));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(s.message(), "cannot hold " + std::to_string(original.size() - 1) + " bytes: the manifest's object has " +
+                             std::to_string(original.size()));
+  EXPECT_EQ(s.path(), path);
+  EXPECT_FALSE(reader.HoldsPostings(path));
+
+  std::string tampered = original;
+  tampered[tampered.size() / 2] = static_cast<char>(tampered[tampered.size() / 2] ^ 1);
+  store_->Overwrite(path, tampered);
+  auto held = HoldPostings(reader, *store_, UINT64_MAX);
+  EXPECT_EQ(held.status().code(), StatusCode::kIntegrityError) << held.status().ToString();
+  EXPECT_EQ(held.status().path(), path);
+  EXPECT_FALSE(reader.HoldsPostings(path));
+  store_->Overwrite(path, original);
+
+  uint64_t smallest = UINT64_MAX;
+  for (const PostingsFile& f : manifest_.postings) smallest = std::min(smallest, f.object.size);
+  held = HoldPostings(reader, *store_, smallest - 1);
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(*held, 0u);
+  for (const PostingsFile& f : manifest_.postings) EXPECT_FALSE(reader.HoldsPostings(f.object.path));
+  QueryOptions options;
+  options.nprobe = 40;
+  auto answered = RunQuery(reader, *store_, {std::vector<float>(kD, 1.0f)}, options);
+  ASSERT_TRUE(answered.ok()) << answered.status().ToString();
+  EXPECT_EQ(answered->bytes_held, 0u);
+}
+
 // The range planner's cost model (range_plan.h, CoalesceRound) changes the
 // requests, never the answer: with every gap worth a wave (one request in
 // flight, a latency worth more than any gap, an unbounded budget) a round's

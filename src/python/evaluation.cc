@@ -98,6 +98,7 @@ py::object Evaluate(Session& session, engine::Publication& publication, const Ev
     o.batch = a.batch;
     o.warmup = a.warmup;
     o.screen = a.screen;
+    o.hold_postings_max_bytes = publication.resident_max_bytes();
     o.cancel = &cancel;
     return ivf::EvaluateRecall(reader, publication.store(), queries, *truth, o);
   }();

@@ -107,6 +107,9 @@ class Publication {
   std::string_view manifest_text() const;
   // The store its objects are read through (keys: manifest paths).
   store::ObjectStore& store();
+  // How many bytes of objects store() holds in memory (PublicationOpenOptions::
+  // resident_max_bytes), 0 when it reads them in place (remote, or not asked).
+  uint64_t resident_max_bytes() const;
   // The manifest's own fetch, for counting.
   ivf::FetchStats manifest_fetch() const;
 

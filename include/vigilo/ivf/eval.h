@@ -71,6 +71,10 @@ struct EvalOptions {
   // many at the widest nprobe before the first (a reader's first reads).
   size_t warmup = 100;
   bool screen = true;   // QueryOptions::screen
+  // Before the first warm-up, the postings files that fit in this many
+  // bytes are held in the reader (ivf::HoldPostings: read whole through the
+  // store, checked, then read in place by every pass); 0 holds none.
+  uint64_t hold_postings_max_bytes = 0;
   // Set from another thread (the CLI's signal watcher): checked before every
   // query run, warm-up and timed (one atomic load, negligible next to a
   // query); EvaluateRecall then returns `cancelled`. Evaluating writes
@@ -94,7 +98,9 @@ struct EvalPoint {
   // (n / cpu_seconds is the rate an unshared core would approach).
   double cpu_seconds = 0;
   double qps = 0;                  // queries / seconds
-  double bytes_per_query = 0;      // bytes fetched in the timed pass / queries
+  // Bytes fetched in the timed pass, and the spans of its row groups in held
+  // postings (read in place, not fetched), / queries.
+  double bytes_per_query = 0;
   double requests_per_query = 0;   // ranges fetched in the timed pass / queries
   // Postings rows in the lists each query probed, the timed pass's mean:
   // the rows its scan reads (with the machine's scattered-read rate, bench/

@@ -46,6 +46,15 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
                      const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
                      std::vector<std::span<const uint8_t>>& views, FetchStats* stats = nullptr);
 
+// Holds the manifest's postings files whole in `reader`
+// (PublicationReader::HoldPostings; docs/format/ivf-query.md, "Held
+// postings"), in manifest order, each that still fits in `max_bytes` with
+// those before it: read whole through `store` (a store::ResidentStore
+// answers from its memory) and checked against the manifest's SHA-256
+// before the reader sees it (IntegrityError). Files held already count and
+// are not read again. Returns the bytes the reader holds.
+Result<uint64_t> HoldPostings(PublicationReader& reader, store::ObjectStore& store, uint64_t max_bytes);
+
 // Drives a run to the end, fetching through `store` (keys = manifest paths:
 // a local publication is a store rooted at the manifest's directory). When
 // `stats` is given, the run's fetches are added to it.

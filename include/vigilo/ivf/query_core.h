@@ -77,6 +77,9 @@ struct QueryResult {
   KeyColumn keys;              // keys.Bytes(i) / keys.integers[i] … belong to hits[i]
   uint64_t bytes_fetched = 0;
   uint64_t requests = 0;
+  // The bytes of held postings (PublicationReader::HoldPostings) the probed
+  // row groups span: read in place, neither requested nor fetched.
+  uint64_t bytes_held = 0;
   // Postings row groups scored: their offsets, scales and codes read in place
   // (uncompressed PLAIN pages) or decoded (any other layout; same distances).
   uint64_t row_groups_in_place = 0;
@@ -120,6 +123,16 @@ class PublicationReader {
   const std::string& ObjectSha256(std::string_view path) const;
   // The centroids were decoded by an earlier run (a run then never asks for them).
   bool has_centroids() const;
+  // Holds a postings file whole for the reader's life (docs/format/
+  // ivf-query.md, "Held postings"): later runs read its probed row groups
+  // from `bytes` in place, with no range planned, requested or supplied for
+  // them and no page touched ahead (they are the host's memory, not a file
+  // mapping). `bytes` must be the object whole, checked by the host against
+  // ObjectSha256(path) as any whole object is; `owner` keeps them alive.
+  // InvalidArgument, holding nothing, for a path that names no postings file
+  // of the manifest or bytes of another size than its.
+  Status HoldPostings(std::string_view path, std::shared_ptr<const void> owner, std::span<const uint8_t> bytes);
+  bool HoldsPostings(std::string_view path) const;
 
  private:
   friend class QueryRun;
@@ -174,13 +187,14 @@ class QueryRun {
   std::vector<std::vector<uint32_t>> probes_;  // per query, the probed CIDs
   std::vector<uint32_t> probed_;               // their union, sorted
   std::vector<size_t> footer_files_;           // the files whose footers are requested
-  // A selected row group inside a (coalesced) chunk request.
+  static constexpr size_t kHeld = SIZE_MAX;
+  // A selected row group inside a (coalesced) chunk request or a held file.
   struct ChunkSlice {
     size_t file;
     size_t row_group;
     uint32_t cid;
     uint64_t first_row;  // the row group's first row within the file
-    size_t request;      // the request that covers it
+    size_t request;      // the request that covers it, or kHeld: its file is held whole
     PostingsGroup* record;  // its footer's record (in the reader's state)
   };
   // Every selected row group, in file and row-group order (so by request:
