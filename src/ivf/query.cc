@@ -428,6 +428,13 @@ Status QueryRun::PlanFooters() {
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed) || reader_.state().footers.count(i) != 0) continue;
+    if (const std::span<const uint8_t> held = reader_.state().held[i]; !held.empty()) {
+      // A held file's footer is read from its bytes (all of them: the footer is in them).
+      VIGILO_ASSIGN_OR_RETURN(FooterStep step, ReadFooterTail(f.object, held));
+      if (!step.footer) return Internal("a held file's footer lies outside its bytes").WithPath(f.object.path);
+      VIGILO_RETURN_IF_ERROR(IndexFooter(i, std::move(*step.footer)));
+      continue;
+    }
     footer_files_.push_back(i);
     requests_.push_back(FooterTailRequest(f.object, options_.footer_tail_bytes));
   }
@@ -499,6 +506,47 @@ Status QueryRun::PlanChunks() {
   return Status::Ok();
 }
 
+// A postings file's footer, read: checked (columns, row groups' CIDs and
+// rows) and indexed for planning, or refused and not cached.
+Status QueryRun::IndexFooter(size_t file, parquet::Footer footer) {
+  const Manifest& m = reader_.manifest();
+  const PostingsFile& f = m.postings[file];
+  // Cached first: the groups point into the cached footer.
+  const parquet::Footer& cached = reader_.state().footers.emplace(file, std::move(footer)).first->second;
+  // The columns are read by position: they must be the manifest's
+  // (its source-key above all), exactly as `index verify` checks.
+  Status schema = CheckSchema(cached, PostingsColumns(m), f.object.path);
+  auto groups = schema.ok() ? IndexPostingsFooter(m, f, cached) : Result<std::vector<PostingsGroup>>(schema);
+  std::vector<parquet::ColumnDescriptor> columns;
+  for (size_t leaf = 1; leaf < 5 && groups.ok(); ++leaf) {
+    auto column = parquet::DescribeColumn(cached.metadata.schema, cached.schema, leaf);
+    if (!column.ok()) {
+      groups = std::move(column).take_status().PrependPath(f.object.path + ": ");
+    } else {
+      columns.push_back(std::move(*column));
+    }
+  }
+  if (!groups.ok()) {
+    reader_.state().footers.erase(file);
+    return groups.status();
+  }
+  reader_.state().postings_columns.emplace(file, std::move(columns));
+  std::vector<PostingsGroup>& indexed = reader_.state().groups.emplace(file, std::move(*groups)).first->second;
+  // The CIDs were checked against the bucket's interval, which lies within [0, nlist).
+  reader_.state().cid_groups.resize(m.index.nlist);
+  for (size_t g = 0; g < indexed.size(); ++g) {
+    PostingsGroup& group = indexed[g];
+    uint64_t begin = group.chunks[0].offset, end = begin;
+    for (const parquet::ByteRange& r : group.chunks) {
+      begin = std::min(begin, r.offset);
+      end = std::max(end, r.offset + r.length);
+    }
+    reader_.state().cid_groups[group.cid].push_back(PublicationReader::State::PlannedGroup{
+        static_cast<uint32_t>(file), static_cast<uint32_t>(g), group.cid, group.first_row, begin, end, &group});
+  }
+  return Status::Ok();
+}
+
 Status QueryRun::Supply(std::vector<std::vector<uint8_t>> responses) {
   std::vector<std::span<const uint8_t>> views(responses.begin(), responses.end());
   return Supply(std::span<const std::span<const uint8_t>>(views));
@@ -543,41 +591,8 @@ Status QueryRun::Supply(std::span<const std::span<const uint8_t>> responses) {
           break;
         }
         if (step->footer) {
-          parquet::Footer* footer = &*step->footer;
-          // Cached first: the groups point into the cached footer.
-          const parquet::Footer& cached = reader_.state().footers.emplace(file, std::move(*footer)).first->second;
-          // The columns are read by position: they must be the manifest's
-          // (its source-key above all), exactly as `index verify` checks.
-          Status schema = CheckSchema(cached, PostingsColumns(m), f.object.path);
-          auto groups = schema.ok() ? IndexPostingsFooter(m, f, cached) : Result<std::vector<PostingsGroup>>(schema);
-          std::vector<parquet::ColumnDescriptor> columns;
-          for (size_t leaf = 1; leaf < 5 && groups.ok(); ++leaf) {
-            auto column = parquet::DescribeColumn(cached.metadata.schema, cached.schema, leaf);
-            if (!column.ok()) {
-              groups = std::move(column).take_status().PrependPath(f.object.path + ": ");
-            } else {
-              columns.push_back(std::move(*column));
-            }
-          }
-          if (!groups.ok()) {
-            s = groups.status();
-            reader_.state().footers.erase(file);
-            break;
-          }
-          reader_.state().postings_columns.emplace(file, std::move(columns));
-          std::vector<PostingsGroup>& indexed = reader_.state().groups.emplace(file, std::move(*groups)).first->second;
-          // The CIDs were checked against the bucket's interval, which lies within [0, nlist).
-          reader_.state().cid_groups.resize(m.index.nlist);
-          for (size_t g = 0; g < indexed.size(); ++g) {
-            PostingsGroup& group = indexed[g];
-            uint64_t begin = group.chunks[0].offset, end = begin;
-            for (const parquet::ByteRange& r : group.chunks) {
-              begin = std::min(begin, r.offset);
-              end = std::max(end, r.offset + r.length);
-            }
-            reader_.state().cid_groups[group.cid].push_back(PublicationReader::State::PlannedGroup{
-                static_cast<uint32_t>(file), static_cast<uint32_t>(g), group.cid, group.first_row, begin, end, &group});
-          }
+          s = IndexFooter(file, std::move(*step->footer));
+          if (!s.ok()) break;
         } else {
           again.push_back(file);
           more.push_back(std::move(*step->more));

@@ -175,6 +175,7 @@ class QueryRun {
   QueryRun(PublicationReader& reader, std::vector<std::vector<float>> queries, QueryOptions options);
   Status Advance();  // plans the next stage from what is known
   Status PlanFooters();
+  Status IndexFooter(size_t file, parquet::Footer footer);
   Status PlanChunks();
   Status Score(std::span<const std::span<const uint8_t>> responses);  // QueryScoring
   friend class QueryScoring;
