@@ -180,8 +180,9 @@ void RegisterIndexEval(CLI::App* index, Action* action) {
   eval->add_option("--warmup", a->warmup,
                    "Untimed queries before each timed pass, and as many at the widest --nprobe before the first (default 100)");
   eval->add_option("--resident-max-bytes", a->resident_max_bytes,
-                   "Hold a local publication's objects in memory (on 2 MiB pages) once first read, up to this many "
-                   "bytes (default: half of this machine's memory; 0: read them in place from the files)")
+                   "Hold a local publication's objects in memory (on 2 MiB pages) once first read, and its postings "
+                   "files in the reader (checked whole first), up to this many bytes (default: half of this "
+                   "machine's memory; 0: read them in place from the files)")
       ->type_name("BYTES");
   eval->add_flag("--no-screen", a->no_screen,
                  "Score every probed row exactly instead of screening with proven bounds first (same results; for "
