@@ -37,6 +37,29 @@ struct Row {
   int64_t key;
 };
 
+// n query vectors of kD values uniform in [0, 16).
+std::vector<std::vector<float>> RandomQueries(uint64_t seed, int n) {
+  std::vector<std::vector<float>> queries;
+  Xoshiro256 rng(seed);
+  for (int q = 0; q < n; ++q) {
+    std::vector<float> v(kD);
+    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
+    queries.push_back(v);
+  }
+  return queries;
+}
+
+// The same hits, bit for bit: distances, files, rows and keys.
+void ExpectSameHits(const QueryResult& a, const QueryResult& b) {
+  ASSERT_EQ(a.hits.size(), b.hits.size());
+  for (size_t i = 0; i < a.hits.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(a.hits[i].distance), std::bit_cast<uint32_t>(b.hits[i].distance)) << i;
+    EXPECT_EQ(a.hits[i].file, b.hits[i].file) << i;
+    EXPECT_EQ(a.hits[i].row, b.hits[i].row) << i;
+    EXPECT_EQ(a.keys.integers[i], b.keys.integers[i]) << i;
+  }
+}
+
 // The postings layout under test: how the rows' chunks are stored decides
 // whether the engine reads them in place or decodes them.
 enum class Storage { kPlainPages, kManySmallPages, kZstd, kSnappy };
@@ -262,25 +285,10 @@ TEST_P(QueryTest, ReadsOnlyWhatItProbesAndCachesTheRest) {
 // bit those of a reader that fetches them; holding some files, a reader
 // fetches only the others' row groups.
 TEST_P(QueryTest, HeldPostingsAnswerAsFetchedOnes) {
-  std::vector<std::vector<float>> queries;
-  Xoshiro256 rng(43);
-  for (int q = 0; q < 4; ++q) {
-    std::vector<float> v(kD);
-    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
-    queries.push_back(v);
-  }
+  const std::vector<std::vector<float>> queries = RandomQueries(43, 4);
   QueryOptions options;
   options.k = 10;
   options.nprobe = 12;
-  auto same_hits = [](const QueryResult& a, const QueryResult& b) {
-    ASSERT_EQ(a.hits.size(), b.hits.size());
-    for (size_t i = 0; i < a.hits.size(); ++i) {
-      EXPECT_EQ(std::bit_cast<uint32_t>(a.hits[i].distance), std::bit_cast<uint32_t>(b.hits[i].distance)) << i;
-      EXPECT_EQ(a.hits[i].file, b.hits[i].file) << i;
-      EXPECT_EQ(a.hits[i].row, b.hits[i].row) << i;
-      EXPECT_EQ(a.keys.integers[i], b.keys.integers[i]) << i;
-    }
-  };
   PublicationReader fetching(manifest_);
   auto fetched = RunQuery(fetching, *store_, queries, options);
   ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
@@ -296,13 +304,13 @@ TEST_P(QueryTest, HeldPostingsAnswerAsFetchedOnes) {
   RecordingStore objects(*store_);
   auto cold = RunQuery(holding, objects, queries, options);
   ASSERT_TRUE(cold.ok()) << cold.status().ToString();
-  same_hits(*fetched, *cold);
+  ExpectSameHits(*fetched, *cold);
   // Footers too are read from the held bytes: nothing but the centroids is fetched.
   for (const PostingsFile& f : manifest_.postings) EXPECT_EQ(objects.GetsOf(f.object.path), 0) << f.object.path;
   EXPECT_EQ(cold->requests, 1u);
   auto warm = RunQuery(holding, objects, queries, options);
   ASSERT_TRUE(warm.ok()) << warm.status().ToString();
-  same_hits(*fetched, *warm);
+  ExpectSameHits(*fetched, *warm);
   EXPECT_EQ(warm->requests, 0u);
   EXPECT_EQ(warm->bytes_fetched, 0u);
   EXPECT_GT(warm->bytes_held, 0u);
@@ -322,8 +330,8 @@ TEST_P(QueryTest, HeldPostingsAnswerAsFetchedOnes) {
   ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
   auto mixed_warm = RunQuery(some, some_objects, queries, options);
   ASSERT_TRUE(mixed_warm.ok()) << mixed_warm.status().ToString();
-  same_hits(*fetched, *mixed);
-  same_hits(*fetched, *mixed_warm);
+  ExpectSameHits(*fetched, *mixed);
+  ExpectSameHits(*fetched, *mixed_warm);
   EXPECT_EQ(some_objects.GetsOf(first), 0);  // neither its footer nor its row groups
   EXPECT_GT(mixed_warm->requests, 0u);
 }
@@ -387,13 +395,7 @@ TEST_P(QueryTest, HoldsOnlyWholeCheckedPostingsFiles) {
 // flight, a latency worth more than any gap, an unbounded budget) a round's
 // runs of one file become one request, and the hits are the exact runs'.
 TEST_P(QueryTest, CoalescedRoundsAnswerAsExactRuns) {
-  std::vector<std::vector<float>> queries;
-  Xoshiro256 rng(41);
-  for (int q = 0; q < 4; ++q) {
-    std::vector<float> v(kD);
-    for (float& x : v) x = static_cast<float>(rng.NextDouble() * 16);
-    queries.push_back(v);
-  }
+  const std::vector<std::vector<float>> queries = RandomQueries(41, 4);
   QueryOptions exact;
   exact.k = 10;
   exact.nprobe = 12;
@@ -407,13 +409,7 @@ TEST_P(QueryTest, CoalescedRoundsAnswerAsExactRuns) {
   auto b = RunQuery(merged_reader, merged_objects, queries, merged);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  ASSERT_EQ(a->hits.size(), b->hits.size());
-  for (size_t i = 0; i < a->hits.size(); ++i) {
-    EXPECT_EQ(std::bit_cast<uint32_t>(a->hits[i].distance), std::bit_cast<uint32_t>(b->hits[i].distance)) << i;
-    EXPECT_EQ(a->hits[i].file, b->hits[i].file);
-    EXPECT_EQ(a->hits[i].row, b->hits[i].row);
-    EXPECT_EQ(a->keys.integers[i], b->keys.integers[i]);
-  }
+  ExpectSameHits(*a, *b);
   // Merged: a footer and at most one row-group request per postings file;
   // exact: more in some file (the probed lists are not all adjacent), and
   // fewer bytes.
