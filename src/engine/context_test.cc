@@ -363,67 +363,127 @@ TEST_F(MemoryContextTest, APublicationIsBuiltVerifiedAndSearchedInMemoryAsItIsOn
   EXPECT_EQ(refused.ToString(), "invalid_argument: columns: '_row' is printed already");
 }
 
+// The requests of the concurrency test: one vector each, k 7, nprobe 1–6.
+SearchRequest VariedRequest(int i) {
+  SearchRequest r;
+  r.vectors = {std::vector<float>(8, static_cast<float>(i % 29))};
+  r.vectors[0][i % 8] += 3.5f;
+  r.k = 7;
+  r.nprobe = 1 + i % 6;
+  r.columns = {"vector"};
+  return r;
+}
+
+// A search's keys, distances and first payload column, hit by hit.
+std::string KeysDistancesPayload(const SearchResult& found) {
+  std::string text;
+  for (size_t i = 0; i < found.result.hits.size(); ++i) {
+    text += std::to_string(found.result.keys.integers[i]) + "/" + std::to_string(found.result.hits[i].distance) + "/" +
+            found.payload.Value(i, 0) + ";";
+  }
+  return text;
+}
+
 // Several threads searching one open publication get, query for query,
-// the answers a lone thread gets (each call borrows its own reader).
+// the answers a lone thread gets (each call borrows its own reader), read
+// in place or resident (then every reader holds the postings, read and
+// checked once for all of them).
 TEST_F(MemoryContextTest, ConcurrentSearchesOfOnePublicationAnswerAsALoneSearch) {
   const fs::path input = dir_ / "base.fvecs";
   WriteVectors(input);
   auto prefixed = store::MakePrefixedStore(std::make_unique<store::ForwardingStore>(memory_), "pubs/shared");
   ASSERT_TRUE(prefixed.ok());
   ASSERT_TRUE(ivf::BuildPublication(SmallBuild(input, dir_ / "scratch"), **prefixed).ok());
-  auto text_of = [](const SearchResult& found) {
-    std::string text;
-    for (size_t i = 0; i < found.result.hits.size(); ++i) {
-      text += std::to_string(found.result.keys.integers[i]) + "/" + std::to_string(found.result.hits[i].distance) +
-              "/" + found.payload.Value(i, 0) + ";";
-    }
-    return text;
-  };
-  auto request_for = [](int i) {
-    SearchRequest r;
-    r.vectors = {std::vector<float>(8, static_cast<float>(i % 29))};
-    r.vectors[0][i % 8] += 3.5f;
-    r.k = 7;
-    r.nprobe = 1 + i % 6;
-    r.columns = {"vector"};
-    return r;
-  };
   constexpr int kRequests = 48;
   std::vector<std::string> lone(kRequests);
   {
     auto publication = Publication::Open(*context_, "mem:pubs/shared");
     ASSERT_TRUE(publication.ok()) << publication.status().ToString();
     for (int i = 0; i < kRequests; ++i) {
-      Result<SearchResult> found = (*publication)->Search(request_for(i));
+      Result<SearchResult> found = (*publication)->Search(VariedRequest(i));
       ASSERT_TRUE(found.ok()) << found.status().ToString();
-      lone[i] = text_of(*found);
+      EXPECT_EQ(found->result.bytes_held, 0u);
+      lone[i] = KeysDistancesPayload(*found);
     }
   }
-  auto publication = Publication::Open(*context_, "mem:pubs/shared");
-  ASSERT_TRUE(publication.ok());
-  constexpr int kThreads = 4;
-  std::vector<std::string> shared(kRequests);
-  std::vector<std::string> errors(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int round = 0; round < 3; ++round) {
-        for (int i = t; i < kRequests; i += kThreads) {
-          Result<SearchResult> found = (*publication)->Search(request_for(i));
-          if (!found.ok()) {
-            errors[t] = found.status().ToString();
-            return;
+  for (uint64_t resident : {uint64_t{0}, uint64_t{1} << 30}) {
+    SCOPED_TRACE(resident);
+    auto publication = Publication::Open(*context_, "mem:pubs/shared", PublicationOpenOptions{.resident_max_bytes = resident});
+    ASSERT_TRUE(publication.ok());
+    constexpr int kThreads = 4;
+    std::vector<std::string> shared(kRequests);
+    std::vector<std::string> errors(kThreads);
+    std::vector<uint64_t> held(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 3; ++round) {
+          for (int i = t; i < kRequests; i += kThreads) {
+            Result<SearchResult> found = (*publication)->Search(VariedRequest(i));
+            if (!found.ok()) {
+              errors[t] = found.status().ToString();
+              return;
+            }
+            std::string text = KeysDistancesPayload(*found);
+            if (round > 0 && text != shared[i]) errors[t] = "request " + std::to_string(i) + " changed between rounds";
+            shared[i] = text;
+            held[t] += found->result.bytes_held;
           }
-          std::string text = text_of(*found);
-          if (round > 0 && text != shared[i]) errors[t] = "request " + std::to_string(i) + " changed between rounds";
-          shared[i] = text;
         }
-      }
-    });
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::string& e : errors) EXPECT_EQ(e, "");
+    for (int i = 0; i < kRequests; ++i) EXPECT_EQ(shared[i], lone[i]) << i;
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(held[t] > 0, resident > 0) << t;
   }
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  for (int i = 0; i < kRequests; ++i) EXPECT_EQ(shared[i], lone[i]) << i;
+}
+
+// A resident publication's searches read the probed lists from the held
+// postings: after the first search (the centroids), nothing is fetched; the
+// answers are those read in place. A postings file whose bytes differ from
+// the manifest's digest fails the search that would hold it, and is read
+// and checked again by the next one.
+TEST_F(MemoryContextTest, ResidentSearchesReadHeldPostingsCheckedAgainstTheManifest) {
+  const fs::path input = dir_ / "base.fvecs";
+  WriteVectors(input);
+  ivf::BuildOptions local = SmallBuild(input, dir_ / "scratch");
+  local.out = (dir_ / "pub").string();
+  Result<ivf::BuildSummary> built = ivf::BuildPublication(local);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const std::string locator = (dir_ / "pub").string();
+  auto in_place = Publication::Open(*context_, locator);
+  ASSERT_TRUE(in_place.ok());
+  Result<SearchResult> mapped = (*in_place)->Search(VariedRequest(5));
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_GT(mapped->result.requests, 1u);
+
+  const fs::path postings = dir_ / "pub" / built->manifest.postings[0].object.path;
+  auto write = [&postings](const std::string& bytes) { std::ofstream(postings, std::ios::binary) << bytes; };
+  std::ifstream in(postings, std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(original.size(), built->manifest.postings[0].object.size);
+  std::string tampered = original;
+  tampered[tampered.size() / 2] = static_cast<char>(tampered[tampered.size() / 2] ^ 1);
+  write(tampered);
+  auto resident = Publication::Open(*context_, locator, PublicationOpenOptions{.resident_max_bytes = uint64_t{1} << 30});
+  ASSERT_TRUE(resident.ok());
+  Status refused = (*resident)->Search(VariedRequest(5)).status();
+  EXPECT_EQ(refused.code(), StatusCode::kIntegrityError) << refused.ToString();
+  EXPECT_EQ(refused.path(), built->manifest.postings[0].object.path);
+  write(original);
+  // (The resident store read the tampered bytes once and keeps them: a new
+  // publication reads the file again.)
+  resident = Publication::Open(*context_, locator, PublicationOpenOptions{.resident_max_bytes = uint64_t{1} << 30});
+  ASSERT_TRUE(resident.ok());
+  for (int search = 0; search < 2; ++search) {
+    Result<SearchResult> found = (*resident)->Search(VariedRequest(5));
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_EQ(KeysDistancesPayload(*found), KeysDistancesPayload(*mapped)) << search;
+    EXPECT_GT(found->result.bytes_held, 0u);
+    // The first search fetches the centroids only; the second nothing.
+    EXPECT_EQ(found->result.requests, search == 0 ? 1u : 0u) << search;
+  }
 }
 
 // The hits of one search, as text (query/rank/key/distance per hit).

@@ -137,7 +137,32 @@ struct Publication::State {
   uint64_t resident_max_bytes = 0;  // the store's bound when it is a ResidentStore, else 0
   std::mutex mu;
   std::vector<std::unique_ptr<ivf::PublicationReader>> idle;  // guarded by mu
+  // Resident: the postings files every reader holds, read from the resident
+  // store's memory and checked once, by the first search.
+  std::mutex hold_mu;
+  std::optional<ivf::CheckedPostings> held;  // guarded by hold_mu
+
+  Status HoldPostings(ivf::PublicationReader& reader);
 };
+
+// A reader of a resident publication reads its probed lists in place from
+// the memory the resident store holds (docs/format/ivf-query.md, "Held
+// postings"), as `index eval` does: a search then plans, fetches and touches
+// nothing for them. The first search reads and checks the files (their
+// SHA-256) once for every reader; a file that fails its check fails that
+// search, nothing is held, and the next search checks again (the resident
+// store answers with the bytes it read: objects are immutable).
+Status Publication::State::HoldPostings(ivf::PublicationReader& reader) {
+  if (resident_max_bytes == 0) return Status::Ok();
+  std::lock_guard lock(hold_mu);
+  if (!held) {
+    VIGILO_ASSIGN_OR_RETURN(ivf::CheckedPostings checked, ivf::ReadPostingsToHold(read_manifest, *store, resident_max_bytes));
+    held = std::move(checked);
+  }
+  // (A reader holds all of them or, new, none.)
+  if (held->files.empty() || reader.HoldsPostings(held->files[0].path)) return Status::Ok();
+  return ivf::HoldPostings(reader, *held);
+}
 
 namespace {
 
@@ -259,6 +284,7 @@ Result<SearchResult> Publication::Search(const SearchRequest& request) {
   SearchResult out;
   VIGILO_ASSIGN_OR_RETURN(out.payload_columns, PayloadColumns(m, request.columns));
   BorrowedReader reader(state_->mu, state_->idle, m);
+  VIGILO_RETURN_IF_ERROR(state_->HoldPostings(*reader));
   // Texts: the publication's own model embeds each one (its parity probe
   // first); its first round also fetches the centroids, which the query run
   // then reads from `text_store` without a request.

@@ -74,6 +74,7 @@ struct PublicationReader::State {
 
   Manifest manifest;
   std::map<std::string, ObjectDescriptor, std::less<>> objects;  // by manifest path
+  std::map<std::string, size_t, std::less<>> postings_files;      // postings file index by path
   // Loaded from centroids.parquet on the first query (in CID order):
   std::vector<float> centroids;  // nlist × d, decoded LVQ8 (folded into each probed list's query)
   std::vector<float> centroid_offsets, centroid_scales;  // nlist each
@@ -103,9 +104,13 @@ struct PublicationReader::State {
   std::map<size_t, std::vector<parquet::ColumnDescriptor>> postings_columns;
   std::map<size_t, parquet::Footer> source_footers;  // by source file index
   // Per postings file index: the file whole when the host holds it
-  // (PublicationReader::HoldPostings), else empty; and what keeps it alive.
-  std::vector<std::span<const uint8_t>> held;
-  std::vector<std::shared_ptr<const void>> held_owners;
+  // (PublicationReader::HoldPostings; else `bytes` is empty), and what keeps
+  // those bytes alive.
+  struct HeldFile {
+    std::span<const uint8_t> bytes;
+    std::shared_ptr<const void> owner;
+  };
+  std::vector<HeldFile> held;
   // Working buffers of a query's ranking and scoring, kept for the next
   // query (the contexts hold vectors of their own). Used only within one
   // Advance or Score call, so runs interleaved on one reader never share them.

@@ -218,9 +218,11 @@ Status AcceptResponses(const std::vector<ObjectRange>& requests, std::span<const
 
 PublicationReader::State::State(Manifest m) : manifest(std::move(m)) {
   held.resize(manifest.postings.size());
-  held_owners.resize(manifest.postings.size());
   objects.emplace(manifest.hierarchy.centroids.path, manifest.hierarchy.centroids);
-  for (const PostingsFile& f : manifest.postings) objects.emplace(f.object.path, f.object);
+  for (size_t i = 0; i < manifest.postings.size(); ++i) {
+    objects.emplace(manifest.postings[i].object.path, manifest.postings[i].object);
+    postings_files.emplace(manifest.postings[i].object.path, i);
+  }
   if (manifest.source) {
     for (const SourceFile& f : manifest.source->files) objects.emplace(f.object.path, f.object);
   }
@@ -242,27 +244,23 @@ bool PublicationReader::has_centroids() const { return !state_->centroids.empty(
 
 Status PublicationReader::HoldPostings(std::string_view path, std::shared_ptr<const void> owner,
                                        std::span<const uint8_t> bytes) {
-  const std::vector<PostingsFile>& files = state_->manifest.postings;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].object.path != path) continue;
-    if (bytes.size() != files[i].object.size) {
-      return InvalidArgument("cannot hold " + std::to_string(bytes.size()) + " bytes: the manifest's object has " +
-                             std::to_string(files[i].object.size))
-          .WithPath(std::string(path));
-    }
-    state_->held[i] = bytes;
-    state_->held_owners[i] = std::move(owner);
-    return Status::Ok();
+  auto file = state_->postings_files.find(path);
+  if (file == state_->postings_files.end()) {
+    return InvalidArgument("only a postings file of the manifest can be held").WithPath(std::string(path));
   }
-  return InvalidArgument("only a postings file of the manifest can be held").WithPath(std::string(path));
+  const uint64_t size = state_->manifest.postings[file->second].object.size;
+  if (bytes.size() != size) {
+    return InvalidArgument("cannot hold " + std::to_string(bytes.size()) + " bytes: the manifest's object has " +
+                           std::to_string(size))
+        .WithPath(std::string(path));
+  }
+  state_->held[file->second] = State::HeldFile{bytes, std::move(owner)};
+  return Status::Ok();
 }
 
 bool PublicationReader::HoldsPostings(std::string_view path) const {
-  const std::vector<PostingsFile>& files = state_->manifest.postings;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].object.path == path) return !state_->held[i].empty();
-  }
-  return false;
+  auto file = state_->postings_files.find(path);
+  return file != state_->postings_files.end() && !state_->held[file->second].bytes.empty();
 }
 
 std::optional<uint64_t> PublicationReader::ObjectSize(std::string_view path) const {
@@ -428,7 +426,7 @@ Status QueryRun::PlanFooters() {
   for (size_t i = 0; i < m.postings.size(); ++i) {
     const PostingsFile& f = m.postings[i];
     if (!HoldsProbe(f, probed) || reader_.state().footers.count(i) != 0) continue;
-    if (const std::span<const uint8_t> held = reader_.state().held[i]; !held.empty()) {
+    if (const std::span<const uint8_t> held = reader_.state().held[i].bytes; !held.empty()) {
       // A held file's footer is read from its bytes (all of them: the footer is in them).
       VIGILO_ASSIGN_OR_RETURN(FooterStep step, ReadFooterTail(f.object, held));
       if (!step.footer) return Internal("a held file's footer lies outside its bytes").WithPath(f.object.path);
@@ -462,7 +460,7 @@ Status QueryRun::PlanChunks() {
   RangePlanner planner(options_.ranges);
   constexpr uint64_t kNoRun = UINT64_MAX;
   uint64_t run_end = kNoRun;  // where the previous row group's span ended, when it was selected
-  const std::vector<std::span<const uint8_t>>& held = reader_.state().held;
+  const std::vector<PublicationReader::State::HeldFile>& held = reader_.state().held;
   for (size_t s = 0; s < selected.size(); ++s) {
     const PublicationReader::State::PlannedGroup& group = selected[s];
     for (size_t line = 0; line < sizeof(PostingsGroup); line += 64) {
@@ -472,7 +470,7 @@ Status QueryRun::PlanChunks() {
       // group at a time.
       __builtin_prefetch(reinterpret_cast<const char*>(group.record) + line);
     }
-    if (!held[group.file].empty()) {  // (a file is held whole or not at all, so no run spans both)
+    if (!held[group.file].bytes.empty()) {  // (a file is held whole or not at all, so no run spans both)
       slices_.push_back(ChunkSlice{group.file, group.group, group.cid, group.first_row, kHeld, group.record});
       result_.bytes_held += group.end - group.begin;
       continue;

@@ -84,7 +84,6 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   views.clear();
   std::vector<store::GetRequest> gets;
   gets.reserve(requests.size());
-  bool any_whole = false;
   for (const ObjectRange& r : requests) {
     std::optional<uint64_t> size = reader.ObjectSize(r.path);
     if (!size) return Internal("the query core asked for an object the manifest does not name").WithPath(r.path);
@@ -93,7 +92,6 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
     get.max_bytes = r.length;
     get.expected_size = *size;
     gets.push_back(store::GetRequest{r.path, get});
-    any_whole |= r.offset == 0 && r.length == *size;
   }
   // The batch's requests depend on nothing in it: one round trip, sent at
   // once where the store has latency (docs/format/http-reading.md). What a
@@ -107,7 +105,7 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   // core sees a byte of it: the centroids always (an object of the
   // manifest's size from another build is refused, not answered from), a
   // small file whose footer read covered it too.
-  for (size_t i = 0; any_whole && i < requests.size(); ++i) {
+  for (size_t i = 0; i < requests.size(); ++i) {
     const ObjectRange& r = requests[i];
     if (r.offset != 0 || r.length != gets[i].options.expected_size) continue;
     VIGILO_RETURN_IF_ERROR(CheckWholeObject(r.path, answers[i].bytes->span(), reader.ObjectSha256(r.path)));
@@ -120,23 +118,33 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
   return Status::Ok();
 }
 
-Result<uint64_t> HoldPostings(PublicationReader& reader, store::ObjectStore& store, uint64_t max_bytes) {
-  uint64_t held = 0;
-  for (const PostingsFile& file : reader.manifest().postings) {
+Result<CheckedPostings> ReadPostingsToHold(const Manifest& manifest, store::ObjectStore& store, uint64_t max_bytes) {
+  CheckedPostings checked;
+  for (const PostingsFile& file : manifest.postings) {
     const ObjectDescriptor& object = file.object;
-    if (object.size > max_bytes - held) continue;  // (held ≤ max_bytes throughout)
-    if (!reader.HoldsPostings(object.path)) {
-      store::GetOptions whole;
-      whole.max_bytes = object.size;
-      whole.expected_size = object.size;
-      VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, store.Get(object.path, whole));
-      VIGILO_RETURN_IF_ERROR(CheckWholeObject(object.path, bytes.span(), object.sha256));
-      auto owner = std::make_shared<store::Bytes>(std::move(bytes));
-      VIGILO_RETURN_IF_ERROR(reader.HoldPostings(object.path, owner, owner->span()));
-    }
-    held += object.size;
+    if (object.size > max_bytes - checked.bytes) continue;  // (checked.bytes ≤ max_bytes throughout)
+    store::GetOptions whole;
+    whole.max_bytes = object.size;
+    whole.expected_size = object.size;
+    VIGILO_ASSIGN_OR_RETURN(store::Bytes bytes, store.Get(object.path, whole));
+    VIGILO_RETURN_IF_ERROR(CheckWholeObject(object.path, bytes.span(), object.sha256));
+    checked.files.push_back(CheckedPostings::File{object.path, std::make_shared<const store::Bytes>(std::move(bytes))});
+    checked.bytes += object.size;
   }
-  return held;
+  return checked;
+}
+
+Status HoldPostings(PublicationReader& reader, const CheckedPostings& postings) {
+  for (const CheckedPostings::File& file : postings.files) {
+    VIGILO_RETURN_IF_ERROR(reader.HoldPostings(file.path, file.bytes, file.bytes->span()));
+  }
+  return Status::Ok();
+}
+
+Result<uint64_t> HoldPostings(PublicationReader& reader, store::ObjectStore& store, uint64_t max_bytes) {
+  VIGILO_ASSIGN_OR_RETURN(CheckedPostings checked, ReadPostingsToHold(reader.manifest(), store, max_bytes));
+  VIGILO_RETURN_IF_ERROR(HoldPostings(reader, checked));
+  return checked.bytes;
 }
 
 Result<QueryResult> RunQuery(PublicationReader& reader, store::ObjectStore& store,

@@ -234,7 +234,7 @@ void QueryScoring::Prefetch(size_t t, bool headers, bool values) {
 // The bytes a slice's row group lies in and the file offset they start
 // at: its request's response, or its file whole when held.
 std::pair<std::span<const uint8_t>, uint64_t> QueryScoring::BytesOf(const QueryRun::ChunkSlice& slice) const {
-  if (slice.request == QueryRun::kHeld) return {reader_.state().held[slice.file], 0};
+  if (slice.request == QueryRun::kHeld) return {reader_.state().held[slice.file].bytes, 0};
   return {responses_[slice.request], run_.requests_[slice.request].offset};
 }
 

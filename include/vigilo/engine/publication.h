@@ -36,8 +36,11 @@ struct PublicationOpenOptions {
   // A local publication's objects (not over http(s) or s3) are held whole in
   // memory on 2 MiB pages once first read, up to this many bytes
   // (store::ResidentStore; docs/format/ivf-build-algorithms.md, "Resident
-  // objects"): for a reader that answers many queries. 0: read in place
-  // through the file mapping (a one-off query reads only what it needs).
+  // objects"): for a reader that answers many queries. Its searches then
+  // read the postings files that fit in place from that memory (held
+  // postings, docs/format/ivf-query.md; read and checked against the
+  // manifest's SHA-256 by the first search). 0: read in place through the
+  // file mapping (a one-off query reads only what it needs).
   uint64_t resident_max_bytes = 0;
 };
 

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "vigilo/common/result.h"
@@ -46,13 +48,28 @@ Status FetchRequests(store::ObjectStore& store, const PublicationReader& reader,
                      const std::vector<ObjectRange>& requests, std::vector<store::Bytes>& bytes,
                      std::vector<std::span<const uint8_t>>& views, FetchStats* stats = nullptr);
 
-// Holds the manifest's postings files whole in `reader`
-// (PublicationReader::HoldPostings; docs/format/ivf-query.md, "Held
-// postings"), in manifest order, each that still fits in `max_bytes` with
-// those before it: read whole through `store` (a store::ResidentStore
-// answers from its memory) and checked against the manifest's SHA-256
-// before the reader sees it (IntegrityError). Files held already count and
-// are not read again. Returns the bytes the reader holds.
+// Postings files read whole through a store and checked against the
+// manifest's SHA-256, ready to be held by any number of readers of that
+// manifest (PublicationReader::HoldPostings; docs/format/ivf-query.md, "Held
+// postings"): a host that keeps several readers reads and checks each file
+// once, and they share its bytes.
+struct CheckedPostings {
+  struct File {
+    std::string path;
+    std::shared_ptr<const store::Bytes> bytes;
+  };
+  std::vector<File> files;
+  uint64_t bytes = 0;  // their sizes' sum
+};
+// The manifest's postings files in manifest order, each that still fits in
+// `max_bytes` with those before it, read whole through `store` (a
+// store::ResidentStore answers from its memory) and checked before anything
+// is returned (IntegrityError for the first file that differs: then none is).
+Result<CheckedPostings> ReadPostingsToHold(const Manifest& manifest, store::ObjectStore& store, uint64_t max_bytes);
+// `reader` holds every file of `postings` (read for its manifest).
+Status HoldPostings(PublicationReader& reader, const CheckedPostings& postings);
+// Both: `reader` holds the files ReadPostingsToHold returns, or, when that
+// fails, nothing more than before. Returns the bytes it holds.
 Result<uint64_t> HoldPostings(PublicationReader& reader, store::ObjectStore& store, uint64_t max_bytes);
 
 // Drives a run to the end, fetching through `store` (keys = manifest paths:
