@@ -307,6 +307,14 @@ ivf::BuildOptions SmallBuild(const fs::path& input, const fs::path& scratch) {
   return o;
 }
 
+// WriteVectors' rows in `dir`/base.fvecs, built small into `dir`/pub.
+Result<ivf::BuildSummary> BuildSmallPublicationIn(const fs::path& dir) {
+  WriteVectors(dir / "base.fvecs");
+  ivf::BuildOptions local = SmallBuild(dir / "base.fvecs", dir / "scratch");
+  local.out = (dir / "pub").string();
+  return ivf::BuildPublication(local);
+}
+
 TEST_F(MemoryContextTest, APublicationIsBuiltVerifiedAndSearchedInMemoryAsItIsOnDisk) {
   const fs::path input = dir_ / "base.fvecs";
   WriteVectors(input);
@@ -445,11 +453,7 @@ TEST_F(MemoryContextTest, ConcurrentSearchesOfOnePublicationAnswerAsALoneSearch)
 // the manifest's digest fails the search that would hold it, and is read
 // and checked again by the next one.
 TEST_F(MemoryContextTest, ResidentSearchesReadHeldPostingsCheckedAgainstTheManifest) {
-  const fs::path input = dir_ / "base.fvecs";
-  WriteVectors(input);
-  ivf::BuildOptions local = SmallBuild(input, dir_ / "scratch");
-  local.out = (dir_ / "pub").string();
-  Result<ivf::BuildSummary> built = ivf::BuildPublication(local);
+  Result<ivf::BuildSummary> built = BuildSmallPublicationIn(dir_);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const std::string locator = (dir_ / "pub").string();
   auto in_place = Publication::Open(*context_, locator);
@@ -508,11 +512,8 @@ std::string SearchText(Context& context, const std::string& locator) {
 }
 
 TEST_F(MemoryContextTest, APublishCopiesEveryObjectVerifiedThenTheManifestAndResumes) {
+  Result<ivf::BuildSummary> built = BuildSmallPublicationIn(dir_);
   const fs::path input = dir_ / "base.fvecs";
-  WriteVectors(input);
-  ivf::BuildOptions local = SmallBuild(input, dir_ / "scratch");
-  local.out = (dir_ / "pub").string();
-  Result<ivf::BuildSummary> built = ivf::BuildPublication(local);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const std::string source = (dir_ / "pub").string();
 
@@ -563,7 +564,7 @@ TEST_F(MemoryContextTest, APublishCopiesEveryObjectVerifiedThenTheManifestAndRes
   // Another publication at DEST is refused naming both artifacts; nothing changes.
   ivf::BuildOptions other = SmallBuild(input, dir_ / "scratch");
   other.out = (dir_ / "other").string();
-  other.seed = local.seed + 1;
+  other.seed += 1;  // (another artifact than the small build's)
   Result<ivf::BuildSummary> built_other = ivf::BuildPublication(other);
   ASSERT_TRUE(built_other.ok());
   Result<PublishReport> clash = PublishPublication(*context_, (dir_ / "other").string(), "bucket:pubs/a");
