@@ -41,7 +41,10 @@ Status FromCurlCode(CURLcode code, std::string_view key) {
       status = DeadlineExceeded("connect or transfer timed out");
       break;
     case CURLE_PARTIAL_FILE:
-      status = IntegrityError("the body ended before its Content-Length");
+      // The connection closed (FIN) before the body's Content-Length: a
+      // transport failure like a reset one (RECV_ERROR) or a stall, not
+      // wrong bytes, so retried as they are (docs/format/http-reading.md).
+      status = Unavailable("connection closed before the body's Content-Length");
       break;
     case CURLE_UNSUPPORTED_PROTOCOL:
       // The URL's scheme was checked when the backend was opened, so at
